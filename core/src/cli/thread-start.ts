@@ -20,6 +20,8 @@ export interface StartOptions {
   readonly mode?: RuntimeMode;
   readonly interactionMode?: InteractionMode;
   readonly title?: string;
+  /** The profile the thread runs with (`switchyard profiles list`): explicit options narrow it. */
+  readonly profile?: string;
   /** Where the thread works (`threads new --workspace`, with `--base` for a worktree). */
   readonly workspace?: "shared" | "worktree" | "scratch";
   readonly base?: string;
@@ -45,6 +47,12 @@ interface ThreadShell {
   model: string | null;
   runtimeMode: string;
   interactionMode: string;
+  profile?: { name: string } | null;
+}
+
+/** What GET /profiles says of a profile's target. */
+interface ProfileList {
+  profiles: { name: string; target?: { providerInstanceId?: string; driverKind?: string } }[];
 }
 
 interface Created {
@@ -72,6 +80,13 @@ interface ProviderSnapshot {
 }
 
 /** Without --provider: the first configured instance that can run work now (the config's order). */
+/** Whether the project's profile of that name picks its own provider (an unknown one is the server's to refuse). */
+async function profileNamesProvider(api: ServerApi, projectId: string, name: string): Promise<boolean> {
+  const { profiles } = await api.call<ProfileList>("GET", `/profiles?projectId=${encodeURIComponent(projectId)}`);
+  const target = profiles.find((profile) => profile.name === name)?.target;
+  return target?.providerInstanceId !== undefined || target?.driverKind !== undefined;
+}
+
 async function defaultProvider(api: ServerApi): Promise<string> {
   const { providers } = await api.call<ProviderSnapshot>("GET", "/providers");
   const ready = providers.find((provider) => provider.canRunChildTasks);
@@ -92,7 +107,7 @@ async function defaultProvider(api: ServerApi): Promise<string> {
 
 function describe(thread: ThreadShell): string {
   const provider = thread.model !== null ? `${thread.providerInstanceId}/${thread.model}` : thread.providerInstanceId;
-  return `${style(thread.title || "Untitled", "bold", process.stderr)} (${thread.threadId}) on ${provider}, ${thread.runtimeMode}${thread.interactionMode === "plan" ? ", plan mode" : ""}\n  ${thread.link}`;
+  return `${style(thread.title || "Untitled", "bold", process.stderr)} (${thread.threadId}) on ${provider}, ${thread.runtimeMode}${thread.interactionMode === "plan" ? ", plan mode" : ""}${thread.profile ? `, profile ${thread.profile.name}` : ""}\n  ${thread.link}`;
 }
 
 /**
@@ -169,8 +184,13 @@ export async function startThread(
       // Opened before the thread exists, so none of its events can be missed.
       const feed = behaviour.wait ? await ServerEventFeed.open(api, { projectId, types: FOLLOWED_EVENT_TYPES }) : null;
       try {
+        // A profile that names its provider chooses it; else the first that can run work.
+        const profileChoosesProvider =
+          options.profile !== undefined && (await profileNamesProvider(api, projectId, options.profile));
+        const providerInstanceId =
+          options.provider ?? (profileChoosesProvider ? undefined : await defaultProvider(api));
         const target = {
-          providerInstanceId: options.provider ?? (await defaultProvider(api)),
+          ...(providerInstanceId !== undefined ? { providerInstanceId } : {}),
           ...(options.model !== undefined ? { model: options.model } : {}),
           ...(options.effort !== undefined ? { effort: options.effort } : {}),
         };
@@ -181,6 +201,7 @@ export async function startThread(
             {
               prompt,
               ...(options.title !== undefined ? { title: options.title } : {}),
+              ...(options.profile !== undefined ? { profile: options.profile } : {}),
               target,
               runtimeMode: options.mode ?? DEFAULT_CLI_RUNTIME_MODE,
               ...(options.interactionMode !== undefined ? { interactionMode: options.interactionMode } : {}),

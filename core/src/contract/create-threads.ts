@@ -1,6 +1,13 @@
 import { z } from "zod";
 import type { ThreadManagementService } from "../services/thread-management-service.js";
-import { ClientRequestId, InteractionModeInput, RuntimeModeInput, Target, threadReference } from "./fields.js";
+import {
+  ClientRequestId,
+  InteractionModeInput,
+  ProfileName,
+  RuntimeModeInput,
+  Target,
+  threadReference,
+} from "./fields.js";
 import { ThreadShell } from "./thread-shell.js";
 import type { ThreadShells } from "./thread-shells.js";
 import { WorkspaceInput } from "./workspace.js";
@@ -25,6 +32,7 @@ export const CreateThreadsInput = z
               .optional()
               .describe("With parentThreadId: deliver each finished turn to the parent (default true)."),
             workspace: WorkspaceInput.optional(),
+            profile: ProfileName.optional(),
           })
           .strict(),
       )

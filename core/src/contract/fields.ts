@@ -22,6 +22,18 @@ export function threadReference(what: string) {
     .describe(`${what}: its id, its switchyard-thread:// link or its page URL in this server's web UI (webUrl).`);
 }
 
+/**
+ * `profile` on every request that starts work (Switchyard's addition, docs/profiles.md): a name
+ * from orchestrator_capabilities `profiles`.
+ */
+export const ProfileName = z
+  .string()
+  .min(1)
+  .max(100)
+  .describe(
+    "A profile from orchestrator_capabilities profiles: it supplies the target, the instructions the first prompt goes with, mode ceilings and workspace. Explicit fields may narrow it (a narrower mode), never widen it; an unknown profile is invalid_request listing the available ones.",
+  );
+
 export const Target = z
   .object({
     providerInstanceId: z.string().min(1).optional().describe("An exact provider instance; fails when unavailable."),

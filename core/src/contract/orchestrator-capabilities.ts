@@ -125,7 +125,9 @@ export const OrchestratorCapabilitiesOutput = z.object({
   profiles: z
     .array(
       z.object({
-        name: z.string().describe("Pass it as delegate_task profile."),
+        name: z
+          .string()
+          .describe("Pass it as profile to delegate_task, create_threads (each thread), t3_thread_launch."),
         description: z.string(),
         source: z.enum(["config", "switchyard", "claude", "opencode"]),
         target: z
@@ -138,11 +140,35 @@ export const OrchestratorCapabilitiesOutput = z.object({
           .optional(),
         maxRuntimeMode: RuntimeModeOutput.optional(),
         maxInteractionMode: InteractionModeOutput.optional(),
+        providers: z
+          .array(
+            z.object({
+              providerInstanceId: z.string(),
+              available: z.boolean().describe("The provider can run work now."),
+              canCarry: z
+                .boolean()
+                .describe(
+                  "It enforces the profile's tool rules and applies its harness settings; false: work sent there with this profile is refused.",
+                ),
+              capability: z.string().optional().describe("With canCarry false: the capability it lacks."),
+              reason: z.string().optional().describe("Why not, or what it leaves out."),
+            }),
+          )
+          .optional()
+          .describe(
+            "Switchyard: the provider instances the profile could run on (its target's, else every enabled one) and whether each can carry it.",
+          ),
+        refusal: z
+          .string()
+          .optional()
+          .describe(
+            "Switchyard: why every use of the profile is refused (a project file sets what only config.json may).",
+          ),
       }),
     )
     .optional()
     .describe(
-      "Switchyard: agent profiles you may delegate to (delegate_task profile), from the user's config and your project's .switchyard/agents, .claude/agents and OpenCode agents.",
+      "Switchyard: agent profiles you may start work with (profile on delegate_task, create_threads, t3_thread_launch), from the user's config and your project's .switchyard/agents, .claude/agents and OpenCode agents.",
     ),
   features: z.object({
     polling: z.boolean(),

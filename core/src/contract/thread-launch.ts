@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ThreadLaunchService } from "../services/thread-launch-service.js";
-import { InteractionModeInput, RuntimeModeInput, Target } from "./fields.js";
+import { InteractionModeInput, ProfileName, RuntimeModeInput, Target } from "./fields.js";
 import { ThreadShell } from "./thread-shell.js";
 import type { ThreadShells } from "./thread-shells.js";
 
@@ -19,6 +19,7 @@ export const ThreadLaunchInput = z
     startFromOrigin: z.boolean().optional(),
     scratch: z.boolean().optional(),
     projectId: z.string().min(1).optional(),
+    profile: ProfileName.optional(),
   })
   .strict();
 

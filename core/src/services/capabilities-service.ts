@@ -7,7 +7,7 @@ import { type ProviderCatalog, ProviderCatalogToken } from "../engine/provider-c
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { shortModelList } from "./model-short-list.js";
-import { ProfileLibrary } from "./profiles/profile-library.js";
+import { ProfileOffers, type ProfileOffer } from "./profiles/profile-offers.js";
 import { UsageService } from "./usage/usage-service.js";
 import { WorkspacePlanner } from "./workspaces/workspace-planner.js";
 
@@ -25,8 +25,13 @@ export class CapabilitiesService {
     private readonly callers: CallerContext,
     private readonly usage: UsageService,
     private readonly workspaces: WorkspacePlanner,
-    private readonly profiles: ProfileLibrary,
+    private readonly profiles: ProfileOffers,
   ) {}
+
+  /** The profiles the caller may use for work in a project (default its own), as orchestrator_capabilities lists them. */
+  async profilesFor(caller: Caller, projectId?: string) {
+    return (await this.profiles.forCaller(caller, projectId)).map(profileEntry);
+  }
 
   async describe(caller: Caller, input: { search?: string | undefined }) {
     const inherited = await this.callers.inherited(caller);
@@ -71,7 +76,7 @@ export class CapabilitiesService {
       });
     }
     const thread = this.callers.thread(caller);
-    const profiles = (await this.profiles.catalogFor(caller)).profiles;
+    const profiles = await this.profiles.forCaller(caller);
     return {
       callerKind: caller.kind,
       inheritedProvider:
@@ -95,14 +100,7 @@ export class CapabilitiesService {
       ),
       providers,
       // What a model needs to pick a profile; `switchyard profiles list` shows the rest.
-      profiles: profiles.map(({ profile, source }) => ({
-        name: profile.name,
-        description: profile.description,
-        source: source.kind,
-        ...(profile.target !== undefined ? { target: profile.target } : {}),
-        ...(profile.maxRuntimeMode !== undefined ? { maxRuntimeMode: profile.maxRuntimeMode } : {}),
-        ...(profile.maxInteractionMode !== undefined ? { maxInteractionMode: profile.maxInteractionMode } : {}),
-      })),
+      profiles: profiles.map(profileEntry),
       features: {
         polling: true,
         cancellation: true,
@@ -125,4 +123,18 @@ export class CapabilitiesService {
       budgets: await this.usage.inForce(thread?.id ?? null),
     };
   }
+}
+
+/** A profile as orchestrator_capabilities lists it: what a model needs to pick one; `switchyard profiles list` shows the rest. */
+export function profileEntry({ sourced: { profile, source }, carriers, refusal }: ProfileOffer) {
+  return {
+    name: profile.name,
+    description: profile.description,
+    source: source.kind,
+    ...(profile.target !== undefined ? { target: profile.target } : {}),
+    ...(profile.maxRuntimeMode !== undefined ? { maxRuntimeMode: profile.maxRuntimeMode } : {}),
+    ...(profile.maxInteractionMode !== undefined ? { maxInteractionMode: profile.maxInteractionMode } : {}),
+    providers: carriers.map((carrier) => ({ ...carrier })),
+    ...(refusal !== null ? { refusal } : {}),
+  };
 }

@@ -13,6 +13,9 @@ import { derive } from "../util/ids.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type TargetRequest } from "./provider-selection-service.js";
+import { topLevelProfileNotes } from "./profiles/profile-application.js";
+import { checkProfileSupport } from "./profiles/profile-harness.js";
+import { ProfileLibrary } from "./profiles/profile-library.js";
 import { ReachOrigins } from "./reach/reach-origin.js";
 import { makePrivateDir } from "../util/private-files.js";
 
@@ -30,6 +33,8 @@ export interface LaunchInput {
   readonly startFromOrigin?: boolean | undefined;
   readonly scratch?: boolean | undefined;
   readonly projectId?: string | undefined;
+  /** The profile the thread runs with (Switchyard's addition, docs/profiles.md); explicit fields narrow it. */
+  readonly profile?: string | undefined;
 }
 
 /** The project threads launched with `scratch: true` belong to. */
@@ -51,6 +56,19 @@ function slug(text: string): string {
 }
 
 /**
+ * A launch that names no workspace takes its profile's default: `shared` is the project root,
+ * `worktree` a new worktree, `scratch` a scratch folder.
+ */
+function withProfileWorkspace(
+  input: LaunchInput,
+  workspace: "shared" | "worktree" | "scratch" | undefined,
+): LaunchInput {
+  if (workspace === undefined || input.workspaceStrategy !== undefined || input.scratch !== undefined) return input;
+  if (workspace === "scratch") return { ...input, scratch: true };
+  return { ...input, workspaceStrategy: workspace === "worktree" ? "worktree" : "root" };
+}
+
+/**
  * t3_thread_launch: one ordinary top-level thread bound to a workspace before its agent
  * starts: the project root, an existing worktree, a new git worktree, or a scratch folder.
  */
@@ -62,6 +80,7 @@ export class ThreadLaunchService {
     private readonly callers: CallerContext,
     private readonly selection: ProviderSelectionService,
     private readonly origins: ReachOrigins,
+    private readonly profiles: ProfileLibrary,
   ) {}
 
   async launch(
@@ -71,16 +90,26 @@ export class ThreadLaunchService {
     if (input.message.trim() === "")
       throw new OrchestratorFailure("invalid_request", "message is required: it is the new thread's task.");
     await this.callers.requireLiveRunForChanges(caller, "t3_thread_launch");
+    // A profile supplies defaults and lowers the ceiling before anything is resolved from the input.
+    const profiled = await this.profiles.apply(
+      caller,
+      input.profile,
+      input,
+      await this.callers.ceiling(caller),
+      input.scratch === true ? undefined : input.projectId,
+    );
     const selection = await this.selection.resolve({
-      target: input.target,
+      target: profiled.input.target,
       inherited: await this.callers.inherited(caller),
-      ceiling: await this.callers.ceiling(caller),
-      runtimeMode: input.runtimeMode,
-      interactionMode: input.interactionMode,
+      ceiling: profiled.ceiling,
+      runtimeMode: profiled.input.runtimeMode,
+      interactionMode: profiled.input.interactionMode,
     });
+    // The shared policy: can the selected provider enforce the profile's rules and apply its home?
+    const supported = checkProfileSupport(profiled.harness, profiled.stamp?.name ?? null, selection);
     const threadId = this.engine.ids.random("thread");
     const authority = this.callers.authority(caller);
-    const workspace = await this.workspace(caller, input, threadId);
+    const workspace = await this.workspace(caller, withProfileWorkspace(input, profiled.profileWorkspace), threadId);
     const commandId = `cmd:t3_thread_launch:${threadId}`;
     // A thread a linked environment (or an agent it reached) launches carries where that began.
     const reachedFrom = await this.origins.of(caller);
@@ -122,6 +151,8 @@ export class ThreadLaunchService {
             createdBy: "agent",
             creationSource: "mcp",
             authority,
+            profile: profiled.stamp,
+            harness: supported.harness,
           },
           input.message,
         );
@@ -133,12 +164,17 @@ export class ThreadLaunchService {
             mode: "auto",
             createdBy: "agent",
             creationSource: "mcp",
+            instructions: profiled.instructions,
             capabilities: selection.capabilities,
           })
         ).runId;
       },
     });
-    return { thread: this.engine.store.get("thread", threadId)!, runId: outcome.result, notes: selection.notes };
+    return {
+      thread: this.engine.store.get("thread", threadId)!,
+      runId: outcome.result,
+      notes: [...selection.notes, ...supported.notes, ...topLevelProfileNotes(profiled)],
+    };
   }
 
   private async workspace(

@@ -244,6 +244,17 @@ describe("tools across environments", () => {
       code: "invalid_request",
       details: { field: "profile", profile: "reviewer" },
     });
+    for (const [tool, args] of [
+      ["t3_thread_launch", { message: "@@reply NO", profile: "reviewer" }],
+      ["create_threads", { threads: [{ prompt: "@@reply NO", profile: "reviewer" }] }],
+    ] as const) {
+      const profiled = await callTool(agent.client, tool, { environmentId: "b", projectId: b.projectId, ...args });
+      expect(profiled, tool).toMatchObject({
+        ok: false,
+        code: "invalid_request",
+        details: { field: "profile", profile: "reviewer" },
+      });
+    }
     const tooBroad = await callTool(agent.client, "t3_thread_launch", {
       environmentId: "b",
       projectId: b.projectId,

@@ -41,6 +41,8 @@ export type SendResult = Schemas["SendResult"];
 export type ProviderSummary = Schemas["ProviderSnapshot"]["providers"][number];
 export type ProviderModel = ProviderSummary["models"][number];
 export type CreatedThreads = Schemas["CreatedThreads"];
+/** A profile a thread can start with (GET /profiles), and which providers can carry it. */
+export type ProfileSummary = Schemas["ProfileList"]["profiles"][number];
 export type AddedProject = Schemas["AddedProject"];
 export type ProviderDoctor = Schemas["ProviderDoctor"];
 export type ProviderFinding = ProviderDoctor["providers"][number];

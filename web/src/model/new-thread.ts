@@ -1,4 +1,4 @@
-import type { Project, ProviderModel, ProviderSummary, SessionView } from "../api/types.js";
+import type { ProfileSummary, Project, ProviderModel, ProviderSummary, SessionView } from "../api/types.js";
 
 /** The API's runtime modes, narrowest first (a provider that lists none offers all of them). */
 export const RUNTIME_MODES = ["approval-required", "auto-accept-edits", "full-access"] as const;
@@ -48,24 +48,86 @@ function choices<M extends string>(
     });
 }
 
-/** The runtime modes the provider offers, each allowed when within the session's ceiling. */
-export function runtimeModeChoices(provider: ProviderSummary, session: SessionView): ModeChoice<RuntimeMode>[] {
-  return choices(
-    RUNTIME_MODES,
-    provider.runtimeModes,
-    (session.ceiling?.runtimeMode as RuntimeMode | undefined) ?? null,
-    "runtime",
+/** A profile's ceiling rules out the modes above it too (the server refuses them: a profile never widens). */
+function withinProfile<M extends string>(
+  options: ModeChoice<M>[],
+  all: readonly M[],
+  limit: M | undefined,
+  profile: ProfileSummary | null,
+): ModeChoice<M>[] {
+  if (profile === null || limit === undefined) return options;
+  return options.map((option) =>
+    option.allowed && all.indexOf(option.mode) > all.indexOf(limit)
+      ? { ...option, allowed: false, why: `above profile ${profile.name}'s ceiling, ${limit}` }
+      : option,
   );
 }
 
-/** The interaction modes the provider offers, each allowed when within the session's ceiling. */
-export function interactionModeChoices(provider: ProviderSummary, session: SessionView): ModeChoice<InteractionMode>[] {
-  return choices(
-    INTERACTION_MODES,
-    provider.interactionModes,
-    (session.ceiling?.interactionMode as InteractionMode | undefined) ?? null,
-    "interaction",
+/** The runtime modes the provider offers, each allowed when within the session's ceiling and the profile's. */
+export function runtimeModeChoices(
+  provider: ProviderSummary,
+  session: SessionView,
+  profile: ProfileSummary | null = null,
+): ModeChoice<RuntimeMode>[] {
+  return withinProfile(
+    choices(
+      RUNTIME_MODES,
+      provider.runtimeModes,
+      (session.ceiling?.runtimeMode as RuntimeMode | undefined) ?? null,
+      "runtime",
+    ),
+    RUNTIME_MODES,
+    profile?.maxRuntimeMode,
+    profile,
   );
+}
+
+/** The interaction modes the provider offers, each allowed when within the session's ceiling and the profile's. */
+export function interactionModeChoices(
+  provider: ProviderSummary,
+  session: SessionView,
+  profile: ProfileSummary | null = null,
+): ModeChoice<InteractionMode>[] {
+  return withinProfile(
+    choices(
+      INTERACTION_MODES,
+      provider.interactionModes,
+      (session.ceiling?.interactionMode as InteractionMode | undefined) ?? null,
+      "interaction",
+    ),
+    INTERACTION_MODES,
+    profile?.maxInteractionMode,
+    profile,
+  );
+}
+
+/**
+ * Whether a provider can take work with the profile: the profile names another provider, or
+ * the provider cannot enforce its tool rules or apply its harness settings (the server would
+ * refuse), or the profile is refused everywhere. Null: it can.
+ */
+export function profileMismatch(profile: ProfileSummary | null, provider: ProviderSummary): string | null {
+  if (profile === null) return null;
+  if (profile.refusal !== undefined) return profile.refusal;
+  const carrier = profile.providers?.find((candidate) => candidate.providerInstanceId === provider.providerInstanceId);
+  if (carrier === undefined) return `profile ${profile.name} runs on ${profileProviders(profile)}`;
+  if (!carrier.canCarry) return carrier.reason ?? `it cannot carry profile ${profile.name}`;
+  return null;
+}
+
+function profileProviders(profile: ProfileSummary): string {
+  const names = (profile.providers ?? []).map((carrier) => carrier.providerInstanceId);
+  return names.length === 0 ? "no configured provider" : names.join(", ");
+}
+
+/** The provider a profile starts on: its target's, else the first that can run work and carry it. */
+export function providerForProfile(
+  profile: ProfileSummary | null,
+  providers: readonly ProviderSummary[],
+): ProviderSummary | null {
+  if (profile === null) return defaultProvider(providers);
+  const carriers = providers.filter((provider) => profileMismatch(profile, provider) === null);
+  return carriers.find((provider) => provider.canRunChildTasks) ?? carriers[0] ?? null;
 }
 
 /** The most careful runtime mode the session may use (a person widens it on purpose). */
@@ -115,6 +177,8 @@ export interface NewThreadDraft {
   readonly interactionMode: InteractionMode;
   readonly title: string;
   readonly prompt: string;
+  /** The profile the thread runs with, or null for none. */
+  readonly profile?: string | null;
 }
 
 /** POST /threads's body for one new thread that starts with the prompt. */
@@ -127,6 +191,7 @@ export function createThreadsBody(draft: NewThreadDraft, clientRequestId: string
       {
         prompt: draft.prompt,
         ...(title !== "" ? { title } : {}),
+        ...(draft.profile !== undefined && draft.profile !== null ? { profile: draft.profile } : {}),
         target: {
           providerInstanceId: draft.providerInstanceId,
           ...(draft.model !== null ? { model: draft.model } : {}),

@@ -3,6 +3,7 @@ import { api } from "../api/client.js";
 import {
   ApiError,
   type CreatedThreads,
+  type ProfileSummary,
   type Project,
   type ProviderModel,
   type ProviderSummary,
@@ -17,6 +18,8 @@ import {
   interactionModeChoices,
   MODE_HINTS,
   MODE_LABELS,
+  profileMismatch,
+  providerForProfile,
   runtimeModeChoices,
   startableProjects,
   type InteractionMode,
@@ -32,6 +35,7 @@ function whyNotStartable(state: {
   readonly projects: readonly Project[];
   readonly providers: readonly ProviderSummary[] | null;
   readonly provider: ProviderSummary | null;
+  readonly profile: ProfileSummary | null;
   readonly modesChosen: boolean;
 }): string | null {
   if (!state.canOperate) return "Starting a thread needs the operate verb; this session's token does not have it.";
@@ -40,13 +44,16 @@ function whyNotStartable(state: {
   if (state.provider === null) return "No provider is configured.";
   if (!state.provider.canRunChildTasks)
     return `${state.provider.providerInstanceId} cannot run work: ${state.provider.constraints.join("; ") || "unavailable"}. Providers says what fixes it.`;
+  const mismatch = profileMismatch(state.profile, state.provider);
+  if (mismatch !== null) return `${state.provider.providerInstanceId} cannot take this profile: ${mismatch}`;
   if (!state.modesChosen) return "This session's ceiling allows none of the modes this provider offers.";
   return null;
 }
 
 /**
- * The New thread composer: project, provider, model, effort and modes, picked from the provider
- * snapshot (GET /providers) and held to the session's ceiling, then a prompt; Start creates the
+ * The New thread composer: a profile (GET /profiles: its description, and which providers can
+ * carry it), project, provider, model, effort and modes, picked from the provider snapshot (GET
+ * /providers) and held to the session's ceiling and the profile's, then a prompt; Start creates the
  * thread (POST /threads, one retry key per attempt) and hands it to `onStarted`, which opens it.
  */
 export function NewThreadForm(props: {
@@ -58,6 +65,8 @@ export function NewThreadForm(props: {
 }) {
   const projects = startableProjects(props.projects);
   const [providers, setProviders] = useState<readonly ProviderSummary[] | null>(null);
+  const [profiles, setProfiles] = useState<readonly ProfileSummary[]>([]);
+  const [profileName, setProfileName] = useState<string>("");
   const [loadError, setLoadError] = useState<string | null>(null);
   const [projectId, setProjectId] = useState<string>(props.projectId ?? projects[0]?.projectId ?? "");
   const [providerId, setProviderId] = useState<string>("");
@@ -80,13 +89,28 @@ export function NewThreadForm(props: {
     setModel(candidate?.id ?? PROVIDER_DEFAULT);
     setEffort(effortChoices(candidate).preselected ?? "");
   };
-  const chooseProvider = (chosen: ProviderSummary | null) => {
+  const chooseProvider = (chosen: ProviderSummary | null, withProfile: ProfileSummary | null = profile) => {
     setProviderId(chosen?.providerInstanceId ?? "");
-    chooseModel(chosen?.models[0] ?? null);
-    setRuntimeMode((chosen === null ? null : defaultRuntimeMode(runtimeModeChoices(chosen, props.session))) ?? "");
-    setInteractionMode(
-      (chosen === null ? null : defaultInteractionMode(interactionModeChoices(chosen, props.session))) ?? "",
+    // A profile that names its model (and effort) fixes them: another would be refused.
+    const fixedModel = withProfile?.target?.model;
+    const candidate =
+      fixedModel === undefined
+        ? (chosen?.models[0] ?? null)
+        : (chosen?.models.find((m) => m.id === fixedModel) ?? null);
+    chooseModel(candidate);
+    if (fixedModel !== undefined) setModel(fixedModel);
+    if (withProfile?.target?.effort !== undefined) setEffort(withProfile.target.effort);
+    setRuntimeMode(
+      (chosen === null ? null : defaultRuntimeMode(runtimeModeChoices(chosen, props.session, withProfile))) ?? "",
     );
+    setInteractionMode(
+      (chosen === null ? null : defaultInteractionMode(interactionModeChoices(chosen, props.session, withProfile))) ??
+        "",
+    );
+  };
+  const chooseProfile = (chosen: ProfileSummary | null) => {
+    setProfileName(chosen?.name ?? "");
+    if (providers !== null) chooseProvider(providerForProfile(chosen, providers), chosen);
   };
 
   useEffect(() => {
@@ -97,22 +121,33 @@ export function NewThreadForm(props: {
       })
       .catch((failure: unknown) => setLoadError(failure instanceof ApiError ? failure.message : String(failure)));
   }, []);
+  // The profiles depend on the project (its .switchyard/agents, .claude/agents, OpenCode agents).
+  useEffect(() => {
+    if (projectId === "") return;
+    void api<{ profiles: ProfileSummary[] }>("GET", `/profiles?projectId=${encodeURIComponent(projectId)}`)
+      .then((answer) => {
+        setProfiles(answer.profiles);
+        if (!answer.profiles.some((candidate) => candidate.name === profileName)) setProfileName("");
+      })
+      .catch(() => setProfiles([]));
+  }, [projectId]);
   // A project added meanwhile (the first one) is picked when none was.
   useEffect(() => {
     if (projectId === "" || !projects.some((project) => project.projectId === projectId))
       setProjectId(props.projectId ?? projects[0]?.projectId ?? "");
   }, [projects.map((project) => project.projectId).join(",")]);
 
+  const profile = profiles.find((candidate) => candidate.name === profileName) ?? null;
   const provider = providers?.find((candidate) => candidate.providerInstanceId === providerId) ?? null;
   const chosenModel = provider?.models.find((candidate) => candidate.id === model) ?? null;
   const efforts = effortChoices(chosenModel);
   const runtimeChoices = useMemo(
-    () => (provider === null ? [] : runtimeModeChoices(provider, props.session)),
-    [provider, props.session],
+    () => (provider === null ? [] : runtimeModeChoices(provider, props.session, profile)),
+    [provider, props.session, profile],
   );
   const interactionChoices = useMemo(
-    () => (provider === null ? [] : interactionModeChoices(provider, props.session)),
-    [provider, props.session],
+    () => (provider === null ? [] : interactionModeChoices(provider, props.session, profile)),
+    [provider, props.session, profile],
   );
 
   const edited =
@@ -127,6 +162,7 @@ export function NewThreadForm(props: {
     projects,
     providers,
     provider,
+    profile,
     modesChosen: runtimeMode !== "" && interactionMode !== "",
   });
 
@@ -147,6 +183,7 @@ export function NewThreadForm(props: {
           interactionMode,
           title,
           prompt,
+          profile: profile?.name ?? null,
         },
         attemptKey.current,
       );
@@ -159,6 +196,7 @@ export function NewThreadForm(props: {
         entry.thread.effort,
         entry.thread.runtimeMode,
         entry.thread.interactionMode,
+        entry.thread.profile?.name !== undefined ? `profile ${entry.thread.profile.name}` : null,
       ]
         .filter((part) => part !== null && part !== undefined)
         .join(" · ");
@@ -177,6 +215,32 @@ export function NewThreadForm(props: {
         </p>
       )}
       <div class="pickers">
+        <div class="picker picker-profile">
+          <label for="pick-profile">Profile</label>
+          <select
+            id="pick-profile"
+            aria-describedby="pick-profile-hint"
+            value={profileName}
+            disabled={busy || profiles.length === 0}
+            onChange={(e) => {
+              const name = (e.target as HTMLSelectElement).value;
+              edited(chooseProfile)(profiles.find((candidate) => candidate.name === name) ?? null);
+            }}
+          >
+            <option value="">{profiles.length === 0 ? "No profiles defined" : "None"}</option>
+            {profiles.map((candidate) => (
+              <option key={candidate.name} value={candidate.name} disabled={candidate.refusal !== undefined}>
+                {candidate.name}
+                {candidate.refusal !== undefined ? " (refused)" : ""}
+              </option>
+            ))}
+          </select>
+          <p id="pick-profile-hint" class="hint field-hint">
+            {profile === null
+              ? "Optional: a reusable agent (its instructions, provider and limits); docs/profiles.md says how to write one."
+              : profile.description}
+          </p>
+        </div>
         <div class="picker">
           <label for="pick-project">Project</label>
           <select
@@ -209,10 +273,14 @@ export function NewThreadForm(props: {
               <option
                 key={candidate.providerInstanceId}
                 value={candidate.providerInstanceId}
-                disabled={!candidate.canRunChildTasks}
+                disabled={!candidate.canRunChildTasks || profileMismatch(profile, candidate) !== null}
               >
                 {candidate.providerInstanceId}
-                {candidate.canRunChildTasks ? "" : " (cannot run work)"}
+                {!candidate.canRunChildTasks
+                  ? " (cannot run work)"
+                  : profileMismatch(profile, candidate) !== null
+                    ? ` (cannot take profile ${profile!.name})`
+                    : ""}
               </option>
             ))}
           </select>
@@ -222,13 +290,17 @@ export function NewThreadForm(props: {
           <select
             id="pick-model"
             value={model}
-            disabled={busy || provider === null}
+            disabled={busy || provider === null || profile?.target?.model !== undefined}
             onChange={(e) => {
               const id = (e.target as HTMLSelectElement).value;
               edited(chooseModel)(provider?.models.find((candidate) => candidate.id === id) ?? null);
             }}
           >
             {provider?.models.length === 0 && <option value={PROVIDER_DEFAULT}>The provider's default</option>}
+            {profile?.target?.model !== undefined &&
+              !(provider?.models ?? []).some((candidate) => candidate.id === profile.target!.model) && (
+                <option value={profile.target.model}>{profile.target.model}</option>
+              )}
             {provider?.models.map((candidate) => (
               <option key={candidate.id} value={candidate.id}>
                 {candidate.id}
@@ -241,7 +313,7 @@ export function NewThreadForm(props: {
           <select
             id="pick-effort"
             value={effort}
-            disabled={busy || efforts.efforts.length === 0}
+            disabled={busy || efforts.efforts.length === 0 || profile?.target?.effort !== undefined}
             onChange={(e) => edited(setEffort)((e.target as HTMLSelectElement).value)}
           >
             <option value="">

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { threadShell } from "./thread-fixture.js";
 import type {
+  ProfileSummary,
   ProviderDoctor,
   ProviderFinding,
   ProviderSummary,
@@ -15,6 +16,8 @@ import {
   defaultRuntimeMode,
   effortChoices,
   interactionModeChoices,
+  profileMismatch,
+  providerForProfile,
   runtimeModeChoices,
   startableProjects,
 } from "../../src/model/new-thread.js";
@@ -221,5 +224,73 @@ describe("the first hour", () => {
     expect(JSON.parse(providerConfigSnippet("codex", ["codex", "codex-2"]))).toEqual({
       providers: [{ id: "codex-3", driver: "codex" }],
     });
+  });
+});
+
+describe("the composer's profile picker", () => {
+  const reviewer: ProfileSummary = {
+    name: "reviewer",
+    description: "Reviews a change",
+    source: "switchyard",
+    target: { providerInstanceId: "beta" },
+    maxRuntimeMode: "auto-accept-edits",
+    maxInteractionMode: "plan",
+    providers: [{ providerInstanceId: "beta", available: true, canCarry: true }],
+  };
+  const noShell: ProfileSummary = {
+    name: "no-shell",
+    description: "Works without a shell",
+    source: "config",
+    providers: [
+      {
+        providerInstanceId: "alpha",
+        available: true,
+        canCarry: false,
+        capability: "tools.rules.deny",
+        reason: "alpha cannot enforce deny rules.",
+      },
+      { providerInstanceId: "beta", available: true, canCarry: true },
+    ],
+  };
+  const full = session({ runtimeMode: "full-access", interactionMode: "default" });
+
+  it("holds the modes to the profile's ceiling as well as the session's, saying which", () => {
+    const runtime = runtimeModeChoices(provider(), full, reviewer);
+    expect(runtime.map((choice) => [choice.mode, choice.allowed])).toEqual([
+      ["approval-required", true],
+      ["auto-accept-edits", true],
+      ["full-access", false],
+    ]);
+    expect(runtime[2]!.why).toBe("above profile reviewer's ceiling, auto-accept-edits");
+    expect(defaultInteractionMode(interactionModeChoices(provider(), full, reviewer))).toBe("plan");
+  });
+
+  it("starts on a provider that can carry the profile, and says why another cannot", () => {
+    const alpha = provider();
+    const beta = provider({ providerInstanceId: "beta" });
+    expect(providerForProfile(reviewer, [alpha, beta])?.providerInstanceId).toBe("beta");
+    expect(providerForProfile(noShell, [alpha, beta])?.providerInstanceId).toBe("beta");
+    expect(providerForProfile(null, [alpha, beta])?.providerInstanceId).toBe("alpha");
+    expect(profileMismatch(noShell, alpha)).toBe("alpha cannot enforce deny rules.");
+    expect(profileMismatch(reviewer, alpha)).toBe("profile reviewer runs on beta");
+    expect(profileMismatch(reviewer, beta)).toBeNull();
+  });
+
+  it("sends the profile with the thread", () => {
+    const body = createThreadsBody(
+      {
+        projectId: "p",
+        providerInstanceId: "beta",
+        model: null,
+        effort: null,
+        runtimeMode: "approval-required",
+        interactionMode: "plan",
+        title: "",
+        prompt: "review",
+        profile: "reviewer",
+      },
+      "key",
+    );
+    expect(body.threads[0]).toMatchObject({ profile: "reviewer", prompt: "review" });
   });
 });

@@ -33,6 +33,10 @@ export function addStartOptions(command: Command): Command {
     )
     .option("--title <title>", "the thread's title (default: derived from the prompt)")
     .option(
+      "--profile <name>",
+      "a profile (`switchyard profiles list`): its provider, model, instructions and mode ceiling; --provider, --model, --mode may narrow it, never widen it",
+    )
+    .option(
       "--timeout <duration>",
       "stop following after this long, e.g. 30s, 10m (the run goes on; exit 7)",
       parseDuration,

@@ -21,8 +21,7 @@ import type { DelegateTaskInput, WaitControl } from "./delegate-task-input.js";
 import { agentParent, attachedParent } from "./delegation-parents.js";
 import { stopTaskTree } from "../../engine/task-stop.js";
 import { ProfileLibrary } from "../profiles/profile-library.js";
-import { applyProfile } from "./profile-application.js";
-import { checkProfileSupport } from "./profile-harness.js";
+import { checkProfileSupport } from "../profiles/profile-harness.js";
 import { TaskCreation } from "./task-creation.js";
 import { taskView, type DelegateTaskResult } from "./task-view.js";
 import { taskWork } from "../../engine/task-work.js";
@@ -136,10 +135,11 @@ export class DelegatedTaskService {
     request: Record<string, unknown>,
   ): Promise<string> {
     // A profile supplies defaults and lowers the ceiling before anything is resolved from the input.
-    const profiled = applyProfile(
+    const profiled = await this.profiles.apply(
+      caller,
+      requested.profile,
       requested,
       await this.callers.ceiling(caller),
-      requested.profile === undefined ? null : await this.profiles.require(caller, requested.profile),
     );
     const input = profiled.input;
     const parent = await ((await caller.kind) === "agent"

@@ -5,8 +5,10 @@ import { readProfileCatalog } from "../../config/profiles/profile-catalog.js";
 import type { ProfileCatalog, SourcedProfile } from "../../config/profiles/profile-source.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { EngineToken, type Engine } from "../../engine/ports.js";
+import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
 import type { Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
+import { applyProfile, type ProfiledWork, type ProfileShapedInput } from "./profile-application.js";
 
 /**
  * The profiles a caller may delegate to: the user's config and the caller's project (its
@@ -22,16 +24,17 @@ export class ProfileLibrary {
     private readonly callers: CallerContext,
   ) {}
 
-  async catalogFor(caller: Caller): Promise<ProfileCatalog> {
+  /** The caller's profiles; `projectId` names the project the work goes to (default the caller's). */
+  async catalogFor(caller: Caller, projectId?: string): Promise<ProfileCatalog> {
     return readProfileCatalog({
       config: { file: this.paths.configFile, profiles: this.config.profiles },
-      projectRoot: this.projectRoot(caller),
+      projectRoot: this.projectRoot(caller, projectId),
     });
   }
 
   /** The named profile, or `invalid_request` naming the ones the caller has. */
-  async require(caller: Caller, name: string): Promise<SourcedProfile> {
-    const catalog = await this.catalogFor(caller);
+  async require(caller: Caller, name: string, projectId?: string): Promise<SourcedProfile> {
+    const catalog = await this.catalogFor(caller, projectId);
     const found = catalog.profiles.find((sourced) => sourced.profile.name === name);
     if (found !== undefined) return found;
     const available = catalog.profiles.map((sourced) => sourced.profile.name);
@@ -42,10 +45,32 @@ export class ProfileLibrary {
     );
   }
 
-  private projectRoot(caller: Caller): string | null {
+  /**
+   * The named profile (or none) applied to a request that starts work: the one path
+   * delegate_task, create_threads, t3_thread_launch, scheduled launches and the HTTP API take.
+   */
+  async apply<I extends ProfileShapedInput>(
+    caller: Caller,
+    name: string | undefined,
+    input: I,
+    ceiling: { runtimeMode: RuntimeMode; interactionMode: InteractionMode },
+    projectId?: string,
+  ): Promise<ProfiledWork<I>> {
+    // Which profiles a grant may use is not decided yet (issue 36): a linked environment could
+    // otherwise run work with this user's config profiles (their harness homes and environment).
+    if (name !== undefined && caller.kind === "environment")
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `A call from another environment cannot name a profile yet ("${name}"); pass target, modes and the instructions in the prompt instead.`,
+        { field: "profile", profile: name },
+      );
+    return applyProfile(input, ceiling, name === undefined ? null : await this.require(caller, name, projectId));
+  }
+
+  private projectRoot(caller: Caller, requested: string | undefined): string | null {
     let projectId: string;
     try {
-      projectId = this.callers.workProject(caller, undefined).projectId;
+      projectId = this.callers.workProject(caller, requested).projectId;
     } catch {
       return null; // A caller in no project has the config's profiles only.
     }

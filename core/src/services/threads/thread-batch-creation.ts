@@ -7,11 +7,21 @@ import { EngineToken, type Engine } from "../../engine/ports.js";
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
-import type { ProjectRecord, ReachOrigin, Authority, ThreadRecord } from "../../store/records.js";
+import type {
+  ProjectRecord,
+  ReachOrigin,
+  Authority,
+  ThreadHarness,
+  ThreadProfile,
+  ThreadRecord,
+} from "../../store/records.js";
 import { derive } from "../../util/ids.js";
 import { creationSourceOf, type Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
 import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } from "../provider-selection-service.js";
+import { topLevelProfileNotes } from "../profiles/profile-application.js";
+import { checkProfileSupport } from "../profiles/profile-harness.js";
+import { ProfileLibrary } from "../profiles/profile-library.js";
 import { ReachOrigins } from "../reach/reach-origin.js";
 import { routerChildLineage, routerParent, showChildInParent } from "../router-children/router-child-lineage.js";
 import { WorkspacePlanner, type WorkspaceChoice, type WorkspacePlan } from "../workspaces/workspace-planner.js";
@@ -30,6 +40,8 @@ export interface ThreadBatchEntry {
   reportBack?: boolean | undefined;
   /** Where the thread works (Switchyard's addition): default the project's, else `shared`. */
   workspace?: WorkspaceChoice | undefined;
+  /** The profile the thread runs with (Switchyard's addition, docs/profiles.md); explicit fields narrow it. */
+  profile?: string | undefined;
 }
 
 /** A create_threads call. */
@@ -62,9 +74,18 @@ interface BatchPlace {
 /** What is decided for every entry before anything is written. */
 interface BatchDecisions {
   readonly selections: ResolvedSelection[];
+  /** Each entry's profile: the instructions its prompt goes with, its record, its harness settings. */
+  readonly profiles: EntryProfile[];
   readonly plans: (WorkspacePlan | null)[];
   readonly authority: Authority | null;
   readonly reachedFrom: ReachOrigin | null;
+}
+
+/** What an entry's profile gives its thread. */
+interface EntryProfile {
+  readonly instructions: string | null;
+  readonly stamp: ThreadProfile | null;
+  readonly harness: ThreadHarness | null;
 }
 
 /** A failure of one entry names it: `threads[i]: …`, with `index` in its details. */
@@ -103,6 +124,7 @@ export class ThreadBatchCreation {
     private readonly selection: ProviderSelectionService,
     private readonly origins: ReachOrigins,
     private readonly workspaces: WorkspacePlanner,
+    private readonly profiles: ProfileLibrary,
   ) {}
 
   async create(caller: Caller, input: ThreadBatchInput): Promise<ThreadBatchResult> {
@@ -196,18 +218,40 @@ export class ThreadBatchCreation {
     place: BatchPlace,
   ): Promise<BatchDecisions> {
     const selections: ResolvedSelection[] = [];
+    const profiles: EntryProfile[] = [];
+    const choices: (WorkspaceChoice | undefined)[] = [];
     for (const [index, entry] of entries.entries()) {
-      selections.push(
-        await forEntryAsync(index, async () =>
-          this.selection.resolve({
-            target: entry.target,
-            inherited: await this.callers.inherited(caller),
-            ceiling: await this.callers.ceiling(caller),
-            runtimeMode: entry.runtimeMode,
-            interactionMode: entry.interactionMode,
-          }),
-        ),
-      );
+      await forEntryAsync(index, async () => {
+        // A profile supplies defaults and lowers the ceiling before anything is resolved from the entry.
+        const profiled = await this.profiles.apply(
+          caller,
+          entry.profile,
+          entry,
+          await this.callers.ceiling(caller),
+          place.project.id,
+        );
+        if (profiled.instructions !== null && (entry.prompt === undefined || entry.prompt === ""))
+          throw new Failure(
+            "invalid_request",
+            `profile "${entry.profile}" has instructions, which go with the thread's first prompt: give this entry a prompt.`,
+            { field: "prompt", profile: entry.profile },
+          );
+        const selection = await this.selection.resolve({
+          target: profiled.input.target,
+          inherited: await this.callers.inherited(caller),
+          ceiling: profiled.ceiling,
+          runtimeMode: profiled.input.runtimeMode,
+          interactionMode: profiled.input.interactionMode,
+        });
+        // The shared policy: can the selected provider enforce the profile's rules and apply its home?
+        const supported = checkProfileSupport(profiled.harness, profiled.stamp?.name ?? null, selection);
+        selections.push({
+          ...selection,
+          notes: [...selection.notes, ...supported.notes, ...topLevelProfileNotes(profiled)],
+        });
+        profiles.push({ instructions: profiled.instructions, stamp: profiled.stamp, harness: supported.harness });
+        choices.push(profiled.input.workspace);
+      });
     }
     const plans: (WorkspacePlan | null)[] = [];
     for (const [index, entry] of entries.entries()) {
@@ -215,7 +259,7 @@ export class ThreadBatchCreation {
       const from = parent ?? (place.sameProject ? place.callerThread : null);
       const planned = await forEntryAsync(index, () =>
         this.workspaces.plan({
-          choice: entry.workspace,
+          choice: choices[index],
           threadId: derive.threadFromCommand(commandId, index),
           title: entry.title ?? titleFromMessage(entry.prompt ?? "thread"),
           source: { projectId: place.project.id, cwd: from?.cwd ?? place.project.rootPath, threadId: from?.id ?? null },
@@ -227,7 +271,13 @@ export class ThreadBatchCreation {
         selections[index] = { ...selections[index]!, notes: [...selections[index]!.notes, ...planned.notes] };
     }
     // Threads a linked environment (or an agent it reached) creates carry where that began.
-    return { selections, plans, authority: this.callers.authority(caller), reachedFrom: await this.origins.of(caller) };
+    return {
+      selections,
+      profiles,
+      plans,
+      authority: this.callers.authority(caller),
+      reachedFrom: await this.origins.of(caller),
+    };
   }
 
   /** Writes every thread of the batch, and starts the run of each one with a prompt, in one command. */
@@ -240,11 +290,12 @@ export class ThreadBatchCreation {
     decisions: BatchDecisions,
   ): Promise<CreatedThreads> {
     const { project, callerThread, sameProject } = place;
-    const { selections, plans, authority, reachedFrom } = decisions;
+    const { selections, profiles, plans, authority, reachedFrom } = decisions;
     const ids: string[] = [];
     const runIds: (string | null)[] = [];
     for (const [index, entry] of entries.entries()) {
       const selection = selections[index]!;
+      const profile = profiles[index]!;
       const threadId = derive.threadFromCommand(commandId, index);
       const parent = await forEntryAsync(index, async () =>
         entry.parentThreadId === undefined
@@ -289,6 +340,8 @@ export class ThreadBatchCreation {
           createdBy: "agent",
           creationSource: creationSourceOf(caller),
           authority,
+          profile: profile.stamp,
+          harness: profile.harness,
         },
         entry.prompt ?? null,
       );
@@ -303,6 +356,7 @@ export class ThreadBatchCreation {
             mode: "auto",
             createdBy: "agent",
             creationSource: creationSourceOf(caller),
+            instructions: profile.instructions,
             capabilities: selection.capabilities,
           })
         ).runId;

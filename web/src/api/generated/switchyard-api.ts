@@ -607,6 +607,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The profiles a caller may start work with, and which providers can carry each
+         * @description orchestrator_capabilities' profiles for a project (projectId, default the caller's): name, description, source, target and ceilings, and for each provider instance the profile could run on whether it can carry the profile's tool rules and harness settings (canCarry false: work sent there with it is refused, capability names what it lacks). refusal: every use is refused (a project file sets what only config.json may). Pass name as profile to POST /threads.
+         */
+        get: operations["listProfiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/usage": {
         parameters: {
             query?: never;
@@ -850,6 +870,8 @@ export interface components {
                     /** @description existing: the worktree to work in. */
                     path?: string;
                 };
+                /** @description A profile from orchestrator_capabilities profiles: it supplies the target, the instructions the first prompt goes with, mode ceilings and workspace. Explicit fields may narrow it (a narrower mode), never widen it; an unknown profile is invalid_request listing the available ones. */
+                profile?: string;
             }[];
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
@@ -2499,6 +2521,39 @@ export interface components {
                 mcp: "http" | "stdio" | "none";
                 warnings: string[];
                 checkedAt: string | null;
+            }[];
+        };
+        ProfileList: {
+            profiles: {
+                /** @description Pass it as profile to delegate_task, create_threads (each thread), t3_thread_launch. */
+                name: string;
+                description: string;
+                /** @enum {string} */
+                source: "config" | "switchyard" | "claude" | "opencode";
+                target?: {
+                    providerInstanceId?: string;
+                    driverKind?: string;
+                    model?: string;
+                    effort?: string;
+                };
+                /** @enum {string} */
+                maxRuntimeMode?: "approval-required" | "auto-accept-edits" | "full-access";
+                /** @enum {string} */
+                maxInteractionMode?: "plan" | "default";
+                /** @description Switchyard: the provider instances the profile could run on (its target's, else every enabled one) and whether each can carry it. */
+                providers?: {
+                    providerInstanceId: string;
+                    /** @description The provider can run work now. */
+                    available: boolean;
+                    /** @description It enforces the profile's tool rules and applies its harness settings; false: work sent there with this profile is refused. */
+                    canCarry: boolean;
+                    /** @description With canCarry false: the capability it lacks. */
+                    capability?: string;
+                    /** @description Why not, or what it leaves out. */
+                    reason?: string;
+                }[];
+                /** @description Switchyard: why every use of the profile is refused (a project file sets what only config.json may). */
+                refusal?: string;
             }[];
         };
         Usage: {
@@ -4378,6 +4433,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProviderDoctor"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    listProfiles: {
+        parameters: {
+            query?: {
+                /** @description The project whose .switchyard/agents, .claude/agents and OpenCode agents count (default the caller's). */
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profiles a caller may start work with, and which providers can carry each */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileList"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */

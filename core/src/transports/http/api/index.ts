@@ -7,6 +7,7 @@ import {
   readPendingRequestRoute,
   respondToPendingRequestRoute,
 } from "./routes/pending-requests.js";
+import { listProfilesRoute } from "./routes/profiles.js";
 import { addProjectRoute, listProjectsRoute } from "./routes/projects.js";
 import { listProvidersRoute, providerDoctorRoute } from "./routes/providers.js";
 import {
@@ -80,6 +81,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   deleteScheduledTaskRoute,
   listProvidersRoute,
   providerDoctorRoute,
+  listProfilesRoute,
   usageRoute,
   listAuditRoute,
   eventsRoute,

@@ -4,14 +4,26 @@ import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../../spec/index.js";
 import type { ThreadHarness, ThreadProfile } from "../../store/records.js";
 import type { TargetRequest } from "../provider-selection-service.js";
-import type { DelegateTaskInput } from "./delegate-task-input.js";
+import type { WorkspaceChoice } from "../workspaces/workspace-planner.js";
 import { profileHarness } from "./profile-harness.js";
 
 type Ceiling = { runtimeMode: RuntimeMode; interactionMode: InteractionMode };
 
-/** A delegation as its profile shapes it: the input with the profile's defaults, and the lowered ceiling. */
-export interface ProfiledDelegation {
-  readonly input: DelegateTaskInput;
+/**
+ * The fields of a request that starts work (delegate_task, a create_threads entry,
+ * t3_thread_launch, a scheduled task's launch) that a profile shapes.
+ */
+export interface ProfileShapedInput {
+  readonly target?: TargetRequest | undefined;
+  readonly runtimeMode?: RuntimeMode | "inherit" | undefined;
+  readonly interactionMode?: InteractionMode | "inherit" | undefined;
+  readonly budget?: TreeBudgetConfig | undefined;
+  readonly workspace?: WorkspaceChoice | undefined;
+}
+
+/** A request as its profile shapes it: the input with the profile's defaults, and the lowered ceiling. */
+export interface ProfiledWork<I extends ProfileShapedInput> {
+  readonly input: I;
   readonly ceiling: Ceiling;
   /** The instructions the child gets with its task (the profile's), or null. */
   readonly instructions: string | null;
@@ -19,20 +31,32 @@ export interface ProfiledDelegation {
   readonly stamp: ThreadProfile | null;
   /** What the profile asks of the child's harness sessions (checked against the provider later). */
   readonly harness: ThreadHarness | null;
+  /** The profile's own limits and workspace default, for an entry point whose input has no such field. */
+  readonly profileBudget: TreeBudgetConfig | undefined;
+  readonly profileWorkspace: "shared" | "worktree" | "scratch" | undefined;
 }
 
 /**
- * Applies a profile to a delegate_task call. The profile supplies the target, instructions,
+ * Applies a profile to a request that starts work: every entry point goes through here. The profile supplies the target, instructions,
  * workspace and budget, and lowers the caller's mode ceiling to its own; the call's explicit
  * fields may narrow what the profile sets, never widen or replace it: a broader mode or budget,
  * or another provider, model or effort than the profile's, is refused naming the field.
  */
-export function applyProfile(
-  input: DelegateTaskInput,
+export function applyProfile<I extends ProfileShapedInput>(
+  input: I,
   callerCeiling: Ceiling,
   sourced: SourcedProfile | null,
-): ProfiledDelegation {
-  if (sourced === null) return { input, ceiling: callerCeiling, instructions: null, stamp: null, harness: null };
+): ProfiledWork<I> {
+  if (sourced === null)
+    return {
+      input,
+      ceiling: callerCeiling,
+      instructions: null,
+      stamp: null,
+      harness: null,
+      profileBudget: undefined,
+      profileWorkspace: undefined,
+    };
   const { profile, source } = sourced;
   // The trust rule first: a project file that sets a harness home, environment or MCP server is refused.
   const harness = profileHarness(sourced);
@@ -76,6 +100,8 @@ export function applyProfile(
     instructions: profile.instructions ?? null,
     stamp: { name: profile.name, source: source.kind, file: source.file, version: source.version },
     harness,
+    profileBudget: profile.budget,
+    profileWorkspace: profile.workspace,
   };
 }
 
@@ -95,7 +121,7 @@ function mergeTarget(
     if (mine !== undefined && theirs !== undefined && mine !== theirs)
       throw new OrchestratorFailure(
         "invalid_request",
-        `target.${field} "${theirs}" differs from profile "${profileName}"'s "${mine}"; omit target.${field} or delegate without the profile.`,
+        `target.${field} "${theirs}" differs from profile "${profileName}"'s "${mine}"; omit target.${field} or do without the profile.`,
         { field: `target.${field}`, profile: profileName, profileValue: mine },
       );
   }
@@ -121,4 +147,17 @@ function mergeBudget(
       );
   }
   return { ...fixed, ...requested };
+}
+
+/**
+ * What a profile asks that a top-level thread cannot carry, said in the result's notes: its
+ * budget limits a delegated task's tree, and a thread started on its own has no task (the
+ * config's rootThread budget covers it).
+ */
+export function topLevelProfileNotes(profiled: ProfiledWork<ProfileShapedInput>): string[] {
+  const budget = profiled.profileBudget;
+  if (profiled.stamp === null || budget === undefined || Object.keys(budget).length === 0) return [];
+  return [
+    `Profile "${profiled.stamp.name}"'s budget applies to delegated tasks only: this thread runs under the config's rootThread budget.`,
+  ];
 }

@@ -3,7 +3,7 @@ import { isAbsolute, join } from "node:path";
 import type { SourcedProfile } from "../../config/profiles/profile-source.js";
 import { untrustedFields } from "../../config/profiles/profile-trust.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
-import { decideProfileSupport } from "../../policy/index.js";
+import { decideProfileSupport, type ProfileSessionWants } from "../../policy/index.js";
 import type { ProviderCapabilities } from "../../spec/index.js";
 import type { ThreadHarness } from "../../store/records.js";
 
@@ -66,12 +66,7 @@ export function checkProfileSupport(
   if (harness === null) return { harness, notes: [] };
   const decision = decideProfileSupport(
     provider.capabilities,
-    {
-      toolRules: harness.toolRules,
-      harnessHome: harness.harnessHome !== null,
-      environment: harness.environmentNames.length > 0,
-      mcpServers: (harness.mcpServerNames ?? []).length > 0,
-    },
+    sessionWants(harness),
     `Provider instance "${provider.providerInstanceId}"`,
   );
   if (!decision.ok)
@@ -87,4 +82,14 @@ export function checkProfileSupport(
       },
     );
   return { harness: { ...harness, toolRules: decision.toolRules }, notes: decision.notes };
+}
+
+/** What a profile's harness settings ask of a provider, as the shared policy reads them. */
+export function sessionWants(harness: ThreadHarness): ProfileSessionWants {
+  return {
+    toolRules: harness.toolRules,
+    harnessHome: harness.harnessHome !== null,
+    environment: harness.environmentNames.length > 0,
+    mcpServers: (harness.mcpServerNames ?? []).length > 0,
+  };
 }
