@@ -404,6 +404,6 @@ export class ProviderRegistry implements ManagedProviders {
   /** Stops the refreshing (letting running probes finish) and disposes every adapter. */
   async dispose(): Promise<void> {
     await this.snapshots.stop();
-    await Promise.allSettled(this.instances.map((instance) => instance.adapter?.dispose?.()));
+    await Promise.allSettled(this.instances.map(async (instance) => instance.adapter?.dispose?.()));
   }
 }

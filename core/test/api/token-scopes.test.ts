@@ -21,7 +21,7 @@ describe("scoped tokens", async () => {
   let otherFolder: string;
   let otherProjectId: string;
   /** Threads and a task in the token's project, and in another one. */
-  const fixture = (await await {}) as {
+  const fixture = {} as {
     mine: string;
     broad: string;
     broadQuestion: string;
@@ -188,6 +188,7 @@ describe("scoped tokens", async () => {
     const theirRequest = await pending(fixture.theirQuestion);
     const cases: [string, () => Promise<{ status: number; body: unknown }>, number, string][] = [
       ["listThreads", () => scoped.get("/threads", { projectId: otherProjectId }), 403, "capability_denied"],
+      ["listProfiles", () => scoped.get("/profiles", { projectId: otherProjectId }), 403, "capability_denied"],
       [
         "searchThreads",
         () => scoped.get("/threads/search", { projectId: otherProjectId, q: "anything" }),

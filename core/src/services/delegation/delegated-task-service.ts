@@ -142,7 +142,7 @@ export class DelegatedTaskService {
       await this.callers.ceiling(caller),
     );
     const input = profiled.input;
-    const parent = await ((await caller.kind) === "agent"
+    const parent = await (caller.kind === "agent"
       ? agentParent(this.callers, this.engine, caller, input)
       : attachedParent(this.callers, this.engine, caller, input));
     const selection = await this.selection.resolve({
@@ -227,11 +227,14 @@ export class DelegatedTaskService {
               (change.entity === "runtimeRequest" || change.entity === "run")) ||
             (change.entity === "run" && waiterRunId !== null && change.id === waiterRunId),
           heartbeatMs: PROGRESS_HEARTBEAT_MS,
-          onProgress: async () => {
+          onProgress: () => {
             const now = Date.now();
             if (now - lastProgress < 1_000) return;
             lastProgress = now;
-            control.onProgress?.(`task ${taskId}: ${(await this.leanView(taskId)).status}`);
+            // A progress note is best effort: a read that fails (the store closing) ends no wait.
+            this.leanView(taskId)
+              .then((view) => control.onProgress?.(`task ${taskId}: ${view.status}`))
+              .catch(() => undefined);
           },
         },
       );

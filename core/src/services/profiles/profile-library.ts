@@ -71,7 +71,9 @@ export class ProfileLibrary {
     let projectId: string;
     try {
       projectId = this.callers.workProject(caller, requested).projectId;
-    } catch {
+    } catch (error) {
+      // A project named that the caller may not use is refused, never answered with another's list.
+      if (requested !== undefined) throw error;
       return null; // A caller in no project has the config's profiles only.
     }
     const project = this.engine.store.get("project", projectId);

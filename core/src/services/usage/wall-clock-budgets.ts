@@ -50,8 +50,7 @@ export class WallClockBudgets {
     this.unsubscribe = null;
     this.unsubscribeJump?.();
     this.unsubscribeJump = null;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.clearTimer();
   }
 
   /** Stops every tree whose wall clock has run out now, then waits for the next deadline. */
@@ -76,23 +75,38 @@ export class WallClockBudgets {
   private queueRearm(): void {
     if (this.rearmQueued) return;
     this.rearmQueued = true;
-    setImmediate(async () => {
+    setImmediate(() => {
       this.rearmQueued = false;
-      await this.arm();
+      void this.arm();
     });
   }
 
+  /** Sets the timer for the next deadline; never rejects (a failed read checks again in a second). */
   private async arm(minimumDelayMs = 0): Promise<void> {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.clearTimer();
     if (!this.running || !this.engine.store.isOpen()) return;
-    const deadline = await this.budgets.nextWallClockDeadline(this.engine.reader);
-    if (deadline === null) return;
+    let deadline: number | null;
+    try {
+      deadline = await this.budgets.nextWallClockDeadline(this.engine.reader);
+    } catch (error) {
+      this.logger.error("reading wall-clock deadlines failed; checking again in a second", {
+        error: (error as Error).message,
+      });
+      deadline = this.clock.nowMs() + RETRY_AFTER_ERROR_MS;
+    }
+    // Another arm may have set the timer while this one read; the later reading wins.
+    this.clearTimer();
+    if (deadline === null || !this.running) return;
     const delay = Math.min(MAX_TIMER_MS, Math.max(minimumDelayMs, deadline - this.clock.nowMs()));
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.check();
     }, delay);
     this.timer.unref();
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
   }
 }
