@@ -5,6 +5,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FULL_SCRIPTED_CAPABILITIES } from "@switchyard/testkit";
 import { TOKENS } from "../../src/host/tokens.js";
+import { ApiClient, ok, type FailureBody } from "../support/api-client.js";
 import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { JumpClock } from "../support/jump-clock.js";
@@ -272,5 +273,28 @@ describe("scheduled tasks with a profile (real MCP endpoint; scripted providers)
     });
     expect(removed.profile).toBeNull();
     await mustCall(client, "delete_scheduled_task", { scheduledTaskId: created.scheduledTaskId });
+  });
+
+  it("the HTTP API takes profile on create and update, with the same typed failures", async () => {
+    const token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
+    const api = new ApiClient(lab.server.apiUrl, token);
+    const base = {
+      projectId: lab.projectId,
+      prompt: "@@reply api",
+      schedule: { type: "interval", everyMs: 100 * HOUR_MS },
+    };
+    const unknown = await api.post("/scheduled-tasks", { ...base, profile: "nobody" });
+    expect(unknown.status).toBe(400);
+    expect((unknown.body as FailureBody).error).toMatchObject({
+      code: "invalid_request",
+      details: { profile: "nobody", availableProfiles: expect.arrayContaining(["reviewer", "planner"]) },
+    });
+    const created = await ok<Task>(api.post("/scheduled-tasks", { ...base, profile: "reviewer" }), 201);
+    expect(created).toMatchObject({ profile: "reviewer", providerInstanceId: "beta", model: "beta-2" });
+    const read = await ok<Task>(api.get(`/scheduled-tasks/${created.scheduledTaskId}`));
+    expect(read.profile).toBe("reviewer");
+    const removed = await ok<Task>(api.post(`/scheduled-tasks/${created.scheduledTaskId}`, { profile: null }));
+    expect(removed.profile).toBeNull();
+    await ok(api.post(`/scheduled-tasks/${created.scheduledTaskId}/delete`, {}));
   });
 });
