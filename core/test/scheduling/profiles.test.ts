@@ -251,6 +251,38 @@ describe("scheduled tasks with a profile (real MCP endpoint; scripted providers)
     await mustCall(client, "delete_scheduled_task", { scheduledTaskId: created.scheduledTaskId });
   });
 
+  it("a fire whose profile the provider can no longer carry fails with the reason, never running without its rules", async () => {
+    const file = join(agentsDir, "bare-worker.md");
+    const bareWorker = (deny: string[]) =>
+      [
+        "---",
+        "description: Works on the bare provider",
+        "target:",
+        "  providerInstanceId: bare",
+        ...(deny.length > 0 ? ["tools:", `  deny: [${deny.join(", ")}]`] : []),
+        "---",
+        "Work plainly.",
+        "",
+      ].join("\n");
+    writeFileSync(file, bareWorker([]));
+    const created = await mustCall<Task>(client, "schedule_task", {
+      projectId: lab.projectId,
+      prompt: "@@reply bare",
+      schedule: { type: "interval", everyMs: HOUR_MS },
+      profile: "bare-worker",
+    });
+    expect(created.providerInstanceId).toBe("bare");
+    // The user adds a deny rule the bare provider cannot enforce.
+    writeFileSync(file, bareWorker(["shell"]));
+    const refused = await fireNext(created.scheduledTaskId);
+    expect(refused).toMatchObject({ outcome: "failed", reason: "profile_refused", threadId: null });
+    expect(refused.detail).toContain("capability_denied");
+    expect(refused.detail).toContain("tools.rules.deny");
+    expect((await listed(created.scheduledTaskId)).recentTriggers[0]).toMatchObject({ reason: "profile_refused" });
+    rmSync(file);
+    await mustCall(client, "delete_scheduled_task", { scheduledTaskId: created.scheduledTaskId });
+  });
+
   it("an update may change or remove the profile, through the same checks", async () => {
     const created = await mustCall<Task>(client, "schedule_task", {
       projectId: lab.projectId,
