@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FULL_SCRIPTED_CAPABILITIES } from "@switchyard/testkit";
 import { TOKENS } from "../../src/host/tokens.js";
 import { ApiClient, ok, type FailureBody } from "../support/api-client.js";
+import { runCli } from "../support/cli.js";
 import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { JumpClock } from "../support/jump-clock.js";
@@ -157,6 +158,12 @@ describe("scheduled tasks with a profile (real MCP endpoint; scripted providers)
       profile: { name: "reviewer", version: versionOf(reviewerFile("beta-1")) },
     });
     await settle(next.threadId!);
+    // The terminal's listing names the profile where the runs go.
+    const table = await runCli(["schedules", "list", "--home", lab.t.home]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout.split("\n").find((line) => line.startsWith(created.scheduledTaskId))).toContain(
+      "new thread (profile reviewer)",
+    );
     writeFileSync(file, reviewerFile("beta-2"));
     await mustCall(client, "delete_scheduled_task", { scheduledTaskId: created.scheduledTaskId });
   });
