@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ClientRequestId, InteractionModeInput, RuntimeModeInput, Target } from "./fields.js";
+import { ClientRequestId, InteractionModeInput, ProfileName, RuntimeModeInput, Target } from "./fields.js";
 import { ScheduledTaskSchema, ScheduleInputSchema } from "./scheduled-task.js";
 
 /** schedule_task / createScheduledTask, updateScheduledTask: a scheduled task created, or changed with scheduledTaskId. */
@@ -28,7 +28,14 @@ export const ScheduleTaskInput = z
     bindToCurrentThread: z
       .boolean()
       .optional()
-      .describe("Post each run into your thread (default: true only when your thread is in the task's project)."),
+      .describe(
+        "Post each run into your thread (default: true only when your thread is in the task's project and no profile is given).",
+      ),
+    profile: ProfileName.nullable()
+      .optional()
+      .describe(
+        "A profile from orchestrator_capabilities profiles for every run: checked now like delegate_task's (explicit fields narrow it, never widen it; unknown is invalid_request listing the available ones), stored by name and resolved again at each fire; a fire whose profile was removed or would now be refused fails with the reason (recentTriggers). Each run launches a fresh thread (not with bindToCurrentThread: true). null removes it (update).",
+      ),
     clientRequestId: ClientRequestId.optional(),
   })
   .strict();

@@ -154,13 +154,15 @@ const TriggerView = z.object({
       "thread_not_found",
       "project_not_found",
       "provider_unavailable",
+      "profile_not_found",
+      "profile_refused",
       "credential_revoked",
       "credential_expired",
       "authority_unknown",
     ])
     .nullable()
     .describe(
-      "Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason).",
+      "Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); the next fire tries again.",
     ),
   detail: z.string().nullable(),
   scheduledFor: z.string().nullable(),
@@ -223,6 +225,12 @@ export const ScheduledTaskSchema = z.object({
   timeZone: z.string().describe("The server's local time zone, in which cron and at times are read."),
   providerInstanceId: z.string(),
   model: z.string().nullable(),
+  profile: z
+    .string()
+    .nullable()
+    .describe(
+      "The profile each run starts with (resolved again at every fire: its provider and model may differ from the ones above, which the task resolved when it last changed), or null.",
+    ),
   runtimeMode: RuntimeModeOutput,
   interactionMode: InteractionModeOutput,
   nextRunAt: z.string().nullable(),

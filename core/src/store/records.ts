@@ -663,6 +663,22 @@ export interface ScheduledTaskRecord {
   readonly authority?: Authority | null;
   /** Why Switchyard paused it (with `enabled: false`); null or absent when running or paused on request. */
   readonly pause?: SchedulePause | null;
+  /**
+   * The profile its runs start with, by name (docs/profiles.md): resolved again at every fire,
+   * so an edited profile counts from the next run on. Null or absent: no profile.
+   */
+  readonly profile?: ScheduledTaskProfile | null;
+}
+
+/** A scheduled task's profile: its name and the target fields its maker gave beside it (they narrow the profile at every fire). */
+export interface ScheduledTaskProfile {
+  readonly name: string;
+  readonly target: {
+    readonly providerInstanceId?: string;
+    readonly driverKind?: string;
+    readonly model?: string;
+    readonly effort?: string;
+  } | null;
 }
 
 /** Why Switchyard paused a scheduled task by itself. */
@@ -689,6 +705,10 @@ export type ScheduledTriggerReason =
   | "thread_not_found"
   | "project_not_found"
   | "provider_unavailable"
+  /** The task's profile no longer exists. */
+  | "profile_not_found"
+  /** The task's profile, as it is now, would be refused for the task (see the detail). */
+  | "profile_refused"
   | SchedulePauseReason;
 
 /**

@@ -84,7 +84,8 @@ export function registerSchedules(program: Command): void {
               triggerText(task),
               statusText(task),
               task.nextRunAt ?? "",
-              task.boundThreadId ?? `new thread (${task.providerInstanceId})`,
+              task.boundThreadId ??
+                `new thread (${task.profile !== null ? `profile ${task.profile}` : task.providerInstanceId})`,
               lastRunText(task),
             ]),
           );

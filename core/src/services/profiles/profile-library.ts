@@ -34,15 +34,19 @@ export class ProfileLibrary {
 
   /** The named profile, or `invalid_request` naming the ones the caller has. */
   async require(caller: Caller, name: string, projectId?: string): Promise<SourcedProfile> {
-    const catalog = await this.catalogFor(caller, projectId);
-    const found = catalog.profiles.find((sourced) => sourced.profile.name === name);
-    if (found !== undefined) return found;
-    const available = catalog.profiles.map((sourced) => sourced.profile.name);
-    throw new OrchestratorFailure(
-      "invalid_request",
-      `There is no profile "${name}". ${available.length === 0 ? "No profiles are defined (docs/profiles.md)." : `Available: ${available.map((n) => `"${n}"`).join(", ")} (orchestrator_capabilities describes them).`}`,
-      { profile: name, availableProfiles: available },
-    );
+    return requireIn(await this.catalogFor(caller, projectId), name);
+  }
+
+  /**
+   * A project's profiles when no caller is there: a scheduled task's fire reads them for the
+   * task's project (its `.switchyard/agents` and converted agents) and the user's config.
+   */
+  async catalogForProject(projectId: string): Promise<ProfileCatalog> {
+    const project = await this.engine.reader.get("project", projectId);
+    return readProfileCatalog({
+      config: { file: this.paths.configFile, profiles: this.config.profiles },
+      projectRoot: project === null || project.scratch ? null : project.rootPath,
+    });
   }
 
   /**
@@ -79,4 +83,16 @@ export class ProfileLibrary {
     const project = this.engine.store.get("project", projectId);
     return project === null || project.scratch ? null : project.rootPath;
   }
+}
+
+/** The named profile of a catalog, or `invalid_request` naming the ones it has. */
+export function requireIn(catalog: ProfileCatalog, name: string): SourcedProfile {
+  const found = catalog.profiles.find((sourced) => sourced.profile.name === name);
+  if (found !== undefined) return found;
+  const available = catalog.profiles.map((sourced) => sourced.profile.name);
+  throw new OrchestratorFailure(
+    "invalid_request",
+    `There is no profile "${name}". ${available.length === 0 ? "No profiles are defined (docs/profiles.md)." : `Available: ${available.map((n) => `"${n}"`).join(", ")} (orchestrator_capabilities describes them).`}`,
+    { profile: name, availableProfiles: available },
+  );
 }

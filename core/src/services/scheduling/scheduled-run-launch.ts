@@ -10,6 +10,7 @@ import {
   type ScheduledTriggerReason,
   type ScheduledTriggerRecord,
 } from "../../store/records.js";
+import type { ProfiledFire, RefusedFire } from "./scheduled-profile.js";
 
 /** What is known about a trigger before it is decided. */
 export type TriggerDraft = Omit<
@@ -86,6 +87,8 @@ export interface LaunchContext {
   readonly unavailable: string | null;
   /** The capabilities of the provider the run goes to. */
   readonly capabilities: ProviderCapabilities;
+  /** The task's profile as this fire resolved it (or why it cannot run with it); null for a task without one. */
+  readonly profile: ProfiledFire | RefusedFire | null;
 }
 
 function provenance(task: ScheduledTaskRecord, draft: TriggerDraft): string {
@@ -119,19 +122,25 @@ export async function launchScheduledRun(
       detail: `The task's previous run ${previousRun.id} is still ${previousRun.status}; triggers never stack.`,
     });
   }
+  // Never a silent fallback to no profile: a fire its profile refuses fails, saying why.
+  const profile = launch.profile;
+  if (profile !== null && !profile.ok)
+    return recordTrigger(ctx, draft, { outcome: "failed", reason: profile.reason, detail: profile.detail });
   if (launch.unavailable !== null)
     return recordTrigger(ctx, draft, { outcome: "failed", reason: "provider_unavailable", detail: launch.unavailable });
   const common = {
     text,
     createdBy: "system" as const,
     creationSource: "scheduler" as const,
-    instructions: provenance(task, draft),
+    // The profile's instructions first, as a thread started with it gets them with its first prompt.
+    instructions: [profile?.instructions ?? null, provenance(task, draft)].filter((part) => part !== null).join("\n\n"),
     capabilities: launch.capabilities,
     messageId: scheduledIds.message(draft.id),
   };
   let threadId: string;
   let runId: string;
   if (task.boundThreadId !== null) {
+    // schedule_task refuses a profile on a bound task (the thread keeps its own settings).
     const thread = await ctx.get("thread", task.boundThreadId);
     if (thread === null || thread.deletedAt !== null) {
       return recordTrigger(ctx, draft, {
@@ -168,6 +177,14 @@ export async function launchScheduledRun(
         detail: `The task's project ${task.projectId} was removed; delete the task or schedule it in another project.`,
       });
     }
+    // A profiled task's run goes where its profile, resolved at this fire, sends it.
+    const selection = profile?.selection ?? {
+      providerInstanceId: task.providerInstanceId,
+      model: task.model,
+      effort: task.effort ?? null,
+      runtimeMode: task.runtimeMode,
+      interactionMode: task.interactionMode,
+    };
     threadId = (
       await createThread(
         ctx,
@@ -175,11 +192,11 @@ export async function launchScheduledRun(
           id: scheduledIds.thread(draft.id),
           projectId: project.id,
           title: task.title,
-          providerInstanceId: task.providerInstanceId,
-          model: task.model,
-          effort: task.effort ?? null,
-          runtimeMode: task.runtimeMode,
-          interactionMode: task.interactionMode,
+          providerInstanceId: selection.providerInstanceId,
+          model: selection.model,
+          effort: selection.effort,
+          runtimeMode: selection.runtimeMode,
+          interactionMode: selection.interactionMode,
           cwd: project.rootPath,
           branch: null,
           worktreePath: null,
@@ -196,6 +213,7 @@ export async function launchScheduledRun(
           creationSource: "scheduler",
           // The run acts for the task's credential, as a thread its creator started would.
           authority: task.authority ?? null,
+          ...(profile !== null ? { profile: profile.stamp, harness: profile.harness } : {}),
         },
         text,
       )

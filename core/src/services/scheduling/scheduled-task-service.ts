@@ -33,6 +33,9 @@ import { describeAuthority, ScheduleStanding } from "./schedule-standing.js";
 import { scheduledTaskView, webhookPath, type ScheduledTaskView } from "./scheduled-task-view.js";
 import { WebhookSecretBox } from "./webhook-secret-box.js";
 import { ReachOrigins } from "../reach/reach-origin.js";
+import { topLevelProfileNotes, type ProfiledWork, type ProfileShapedInput } from "../profiles/profile-application.js";
+import { checkProfileSupport } from "../profiles/profile-harness.js";
+import { ProfileLibrary } from "../profiles/profile-library.js";
 
 /** schedule_task input: creates a task, or with `scheduledTaskId` updates one (omitted fields stay). */
 export interface ScheduleTaskInput {
@@ -46,6 +49,11 @@ export interface ScheduleTaskInput {
   readonly interactionMode?: InteractionMode | "inherit" | undefined;
   readonly enabled?: boolean | undefined;
   readonly bindToCurrentThread?: boolean | undefined;
+  /**
+   * A profile its runs start with (docs/profiles.md), stored by name and resolved again at every
+   * fire; null (on update) removes it. A profiled task's runs launch fresh threads.
+   */
+  readonly profile?: string | null | undefined;
   readonly clientRequestId?: string | undefined;
 }
 
@@ -93,6 +101,7 @@ export class ScheduledTaskService {
     private readonly secrets: WebhookSecretBox,
     private readonly standing: ScheduleStanding,
     private readonly origins: ReachOrigins,
+    private readonly profiles: ProfileLibrary,
   ) {}
 
   /** The server's address, once it listens (webhook URLs are built on it); null when it stops. */
@@ -358,6 +367,7 @@ export class ScheduledTaskService {
       interactionMode: input.interactionMode ?? null,
       enabled: input.enabled ?? true,
       bindToCurrentThread: input.bindToCurrentThread ?? null,
+      ...(input.profile != null ? { profile: input.profile } : {}),
     };
     const replay = conflictsAsInvalid(() =>
       this.engine.replay<{ scheduledTaskId: string }>(commandId, "scheduled_task.create", request),
@@ -380,18 +390,28 @@ export class ScheduledTaskService {
     const title = input.title !== undefined ? this.checkTitle(input.title) : titleFromMessage(prompt);
     const checked = checkSchedule(input.schedule, this.config.scheduling, this.engine.clock.nowMs());
     const sameProjectThread = this.callerThreadIn(caller, projectId);
-    // Seed 000: bound by default only when the caller has a thread in the task's project.
-    const bind = input.bindToCurrentThread ?? sameProjectThread !== null;
+    const profileName = input.profile ?? null;
+    // Seed 000: bound by default only when the caller has a thread in the task's project; a
+    // profiled task's runs start threads of their own (the profile shapes a thread from its start).
+    const bind = input.bindToCurrentThread ?? (sameProjectThread !== null && profileName === null);
+    if (bind && profileName !== null) throw profileOnBoundTask(profileName);
     const boundThread = bind ? this.requireBindableThread(caller, projectId) : null;
     const ceiling = await this.callers.ceiling(caller);
-    const selection = await this.resolveSelection({
-      target: input.target,
+    // The one path every entry point takes: unknown profiles, widening and the trust rule are refused here.
+    const profiled = await this.profiles.apply(caller, profileName ?? undefined, input, ceiling, projectId);
+    const resolved = await this.resolveSelection({
+      target: profiled.input.target,
       boundThread,
       inherited: await this.callers.inherited(caller),
-      ceiling,
-      runtimeMode: input.runtimeMode,
-      interactionMode: input.interactionMode,
+      ceiling: profiled.ceiling,
+      runtimeMode: profiled.input.runtimeMode,
+      interactionMode: profiled.input.interactionMode,
     });
+    const supported = checkProfileSupport(profiled.harness, profileName, resolved);
+    const selection = {
+      ...resolved,
+      notes: [...resolved.notes, ...supported.notes, ...topLevelProfileNotes(profiled), ...workspaceNotes(profiled)],
+    };
     let generated: string | null = null;
     const reachedFrom = await this.origins.of(caller);
     const outcome = await conflictsAsInvalid(() =>
@@ -428,6 +448,7 @@ export class ScheduledTaskService {
             updatedAt: ctx.now,
             authority,
             pause: null,
+            ...(profileName !== null ? { profile: { name: profileName, target: input.target ?? null } } : {}),
           });
           return { scheduledTaskId: id };
         },
@@ -458,6 +479,7 @@ export class ScheduledTaskService {
       interactionMode: input.interactionMode ?? null,
       enabled: input.enabled ?? null,
       bindToCurrentThread: input.bindToCurrentThread ?? null,
+      ...(input.profile !== undefined ? { profile: input.profile } : {}),
     };
     const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "scheduled_task.update", request));
     if (replay !== null)
@@ -488,13 +510,19 @@ export class ScheduledTaskService {
         : input.bindToCurrentThread
           ? this.requireBindableThread(caller, task.projectId).id
           : null;
-    const boundThread = boundThreadId === null ? null : this.engine.store.get("thread", boundThreadId);
+    const boundThread = boundThreadId === null ? null : await this.engine.reader.get("thread", boundThreadId);
     const rebinds = boundThreadId !== task.boundThreadId;
+    // Omitted, the profile stays; null removes it. Its target fields given beside it stay with it.
+    const profileName = input.profile === undefined ? (task.profile?.name ?? null) : input.profile;
+    const profileChanges = input.profile !== undefined && input.profile !== (task.profile?.name ?? null);
+    if (profileName !== null && boundThreadId !== null) throw profileOnBoundTask(profileName);
+    const profileTarget = profileName === null ? null : (input.target ?? task.profile?.target ?? null);
     let selection: ResolvedSelection | null = null;
     if (
       input.target !== undefined ||
       input.runtimeMode !== undefined ||
       input.interactionMode !== undefined ||
+      profileChanges ||
       rebinds
     ) {
       // Never broader than the creator, nor than the caller changing it.
@@ -506,18 +534,38 @@ export class ScheduledTaskService {
         runtimeMode: task.runtimeMode,
         interactionMode: task.interactionMode,
       };
+      // The same shared path as creation: the profile supplies the target and lowers the ceiling.
+      const profiled = await this.profiles.apply(
+        caller,
+        profileName ?? undefined,
+        {
+          target: profileTarget ?? input.target,
+          runtimeMode: input.runtimeMode,
+          interactionMode: input.interactionMode,
+        },
+        ceiling,
+        task.projectId,
+      );
+      const target = profiled.input.target;
       const sameProvider =
-        (input.target?.providerInstanceId ?? boundThread?.providerInstanceId ?? task.providerInstanceId) ===
-          task.providerInstanceId && input.target?.driverKind === undefined;
-      selection = await this.resolveSelection({
-        target: input.target,
+        !profileChanges &&
+        (target?.providerInstanceId ?? boundThread?.providerInstanceId ?? task.providerInstanceId) ===
+          task.providerInstanceId &&
+        target?.driverKind === undefined;
+      const resolved = await this.resolveSelection({
+        target,
         boundThread,
         inherited: current,
-        ceiling,
-        // Modes not asked for stay as they are, unless the provider changes (then they step down as for new work).
+        ceiling: profiled.ceiling,
+        // Modes not asked for stay as they are, unless the provider or profile changes (then they step down as for new work).
         runtimeMode: input.runtimeMode ?? (sameProvider ? task.runtimeMode : undefined),
         interactionMode: input.interactionMode ?? (sameProvider ? task.interactionMode : undefined),
       });
+      const supported = checkProfileSupport(profiled.harness, profileName, resolved);
+      selection = {
+        ...resolved,
+        notes: [...resolved.notes, ...supported.notes, ...topLevelProfileNotes(profiled), ...workspaceNotes(profiled)],
+      };
     }
     const enabled = input.enabled ?? task.enabled;
     const resumes = enabled && !task.enabled;
@@ -589,6 +637,7 @@ export class ScheduledTaskService {
             pause: enabled ? null : input.enabled === false ? null : (current.pause ?? null),
             // Changed by work another environment started: its runs stay marked as such.
             ...(reachedFrom !== null && current.reachedFrom === undefined ? { reachedFrom } : {}),
+            profile: profileName === null ? null : { name: profileName, target: profileTarget },
             updatedAt: ctx.now,
           });
           return { scheduledTaskId: task.id };
@@ -677,4 +726,22 @@ export class ScheduledTaskService {
     });
     return { ...outcome.result, deleted: true, replayed: false };
   }
+}
+
+/** A bound task's runs post into its thread, which keeps the provider and settings it has. */
+function profileOnBoundTask(profile: string): OrchestratorFailure {
+  return new OrchestratorFailure(
+    "invalid_request",
+    `A bound task's runs post into its thread, which keeps its own provider and settings, so it cannot run with profile "${profile}"; use bindToCurrentThread: false (each run then launches a fresh thread with the profile).`,
+    { field: "bindToCurrentThread", profile },
+  );
+}
+
+/** A profile's workspace default does not reach a scheduled run, which starts in the project's folder: said, not dropped silently. */
+function workspaceNotes(profiled: ProfiledWork<ProfileShapedInput>): string[] {
+  const workspace = profiled.profileWorkspace;
+  if (profiled.stamp === null || workspace === undefined || workspace === "shared") return [];
+  return [
+    `Profile "${profiled.stamp.name}"'s workspace "${workspace}" is not applied: a scheduled task's runs start in the project's folder.`,
+  ];
 }

@@ -128,6 +128,7 @@ export async function scheduledTaskView(
     timeZone: options.timeZoneName,
     providerInstanceId: task.providerInstanceId,
     model: task.model,
+    profile: task.profile?.name ?? null,
     runtimeMode: task.runtimeMode,
     interactionMode: task.interactionMode,
     nextRunAt: await nextRunAt(reader, task, options.nowMs, options.timeZone),

@@ -16,6 +16,7 @@ import {
   type TriggerDraft,
 } from "./scheduled-run-launch.js";
 import { ScheduleStanding } from "./schedule-standing.js";
+import { ScheduledProfileResolver } from "./scheduled-profile.js";
 import { TriggerRetention } from "./trigger-retention.js";
 import { matchFilters } from "./webhook-filters.js";
 import { promptWithWebhookBody } from "./webhook-prompt.js";
@@ -87,14 +88,27 @@ export class ScheduledTriggerService {
     private readonly secrets: WebhookSecretBox,
     private readonly standing: ScheduleStanding,
     private readonly retention: TriggerRetention,
+    private readonly profiles: ScheduledProfileResolver,
   ) {}
 
-  /** The provider a task's runs go to, its availability and capabilities (read before the transaction). */
+  /**
+   * The provider a task's runs go to, its availability and capabilities, and its profile as it
+   * is now (read before the transaction: profile files and availability are asynchronous).
+   */
   private async launchContext(task: ScheduledTaskRecord): Promise<LaunchContext> {
+    if (task.profile != null && task.boundThreadId === null) {
+      const profile = await this.profiles.atFire(task);
+      if (profile.ok) return { unavailable: null, capabilities: profile.selection.capabilities, profile };
+      return { unavailable: null, capabilities: this.registry.capabilities(task.providerInstanceId), profile };
+    }
     const bound = task.boundThreadId === null ? null : this.engine.store.get("thread", task.boundThreadId);
     const instanceId = bound?.providerInstanceId ?? task.providerInstanceId;
     const refusal = await this.selection.unavailableReason(instanceId);
-    return { unavailable: refusal?.reason ?? null, capabilities: this.registry.capabilities(instanceId) };
+    return {
+      unavailable: refusal?.reason ?? null,
+      capabilities: this.registry.capabilities(instanceId),
+      profile: null,
+    };
   }
 
   /**

@@ -1014,8 +1014,10 @@ export interface components {
             interactionMode?: "inherit" | "plan" | "default";
             /** @description false pauses the task; true resumes it (default true on create). */
             enabled?: boolean;
-            /** @description Post each run into your thread (default: true only when your thread is in the task's project). */
+            /** @description Post each run into your thread (default: true only when your thread is in the task's project and no profile is given). */
             bindToCurrentThread?: boolean;
+            /** @description A profile from orchestrator_capabilities profiles for every run: checked now like delegate_task's (explicit fields narrow it, never widen it; unknown is invalid_request listing the available ones), stored by name and resolved again at each fire; a fire whose profile was removed or would now be refused fails with the reason (recentTriggers). Each run launches a fresh thread (not with bindToCurrentThread: true). null removes it (update). */
+            profile?: string | null;
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
         };
@@ -1072,8 +1074,10 @@ export interface components {
             interactionMode?: "inherit" | "plan" | "default";
             /** @description false pauses the task; true resumes it (default true on create). */
             enabled?: boolean;
-            /** @description Post each run into your thread (default: true only when your thread is in the task's project). */
+            /** @description Post each run into your thread (default: true only when your thread is in the task's project and no profile is given). */
             bindToCurrentThread?: boolean;
+            /** @description A profile from orchestrator_capabilities profiles for every run: checked now like delegate_task's (explicit fields narrow it, never widen it; unknown is invalid_request listing the available ones), stored by name and resolved again at each fire; a fire whose profile was removed or would now be refused fails with the reason (recentTriggers). Each run launches a fresh thread (not with bindToCurrentThread: true). null removes it (update). */
+            profile?: string | null;
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
         };
@@ -2272,6 +2276,8 @@ export interface components {
             timeZone: string;
             providerInstanceId: string;
             model: string | null;
+            /** @description The profile each run starts with (resolved again at every fire: its provider and model may differ from the ones above, which the task resolved when it last changed), or null. */
+            profile: string | null;
             /** @enum {string} */
             runtimeMode: "approval-required" | "auto-accept-edits" | "full-access";
             /** @enum {string} */
@@ -2291,8 +2297,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). */
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); the next fire tries again. */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
@@ -2308,8 +2314,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). */
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); the next fire tries again. */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
@@ -2387,6 +2393,8 @@ export interface components {
             timeZone: string;
             providerInstanceId: string;
             model: string | null;
+            /** @description The profile each run starts with (resolved again at every fire: its provider and model may differ from the ones above, which the task resolved when it last changed), or null. */
+            profile: string | null;
             /** @enum {string} */
             runtimeMode: "approval-required" | "auto-accept-edits" | "full-access";
             /** @enum {string} */
@@ -2406,8 +2414,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). */
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); the next fire tries again. */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
@@ -2423,8 +2431,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). */
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); the next fire tries again. */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
