@@ -119,6 +119,10 @@ describe("profiles across environments", () => {
     const instructions = await instructionsOn(b, child.id);
     expect(instructions).toContain("INSTRUCTIONS-OF-B");
     expect(instructions).not.toContain("INSTRUCTIONS-OF-A");
+    // A's parent shows the child with the profile it named, as for a local child.
+    expect(
+      a.host.store.select("item", "thread_id = ? AND kind = 'subagent'", [parent.threadId]).map((item) => item.data),
+    ).toEqual([expect.objectContaining({ origin: "remote_task", taskId: started.taskId, profile: "reviewer" })]);
     // B's thread views show the profile to A.
     const read = await mustCall<{ thread: { profile?: Record<string, unknown> } }>(parent.client, "t3_thread_read", {
       environmentId: "b",

@@ -227,6 +227,7 @@ export class ReachForwarder {
                 .slice(0, 60),
         providerInstanceId: typeof answer.providerInstanceId === "string" ? answer.providerInstanceId : null,
         model: typeof answer.model === "string" ? answer.model : null,
+        ...(typeof rest.profile === "string" ? { profile: rest.profile } : {}),
       });
       // As locally, only a wait reads the result (an async call's answer is not a reading of it).
       await this.settleFromAnswer(linkName, task.remoteTaskId, answer, rest.mode === "wait" ? "read" : "none");
