@@ -129,6 +129,14 @@ describe("profiles across environments", () => {
       threadId: started.childThreadId,
     });
     expect(read.thread.profile).toMatchObject({ name: "reviewer", source: "config" });
+    // The profile is part of the request: the same key without it is another request, not a retry.
+    const reused = await callTool(parent.client, "delegate_task", {
+      task: "@@reply REVIEWED-ON-B",
+      environmentId: "b",
+      clientRequestId: "reviewer-on-b",
+    });
+    expect(reused).toMatchObject({ ok: false, code: "invalid_request" });
+    expect(JSON.stringify(reused)).toContain("already used with different arguments");
     parent.release();
   });
 

@@ -125,7 +125,8 @@ export class ForeignTasks {
       role: input.role ?? null,
       runtimeMode: input.runtimeMode ?? null,
       interactionMode: input.interactionMode ?? null,
-      profile: input.profile ?? null,
+      // Only when named, so a retry of a request recorded before profiles crossed links still matches.
+      ...(input.profile !== undefined ? { profile: input.profile } : {}),
       parent,
     };
     const replay = conflictsAsInvalid(() =>
