@@ -53,6 +53,28 @@ export const OrchestratorCapabilitiesOutput = z.object({
         verbs: z.array(z.string()).nullable().describe("What its grant allows: read, create, send, delegate, cancel."),
         maxRuntimeMode: z.string().nullable(),
         projects: z.array(z.object({ projectId: z.string(), name: z.string() })),
+        profiles: z
+          .array(
+            z.object({
+              name: z.string().describe("Pass it as profile with this environmentId: it runs as defined there."),
+              description: z.string(),
+              target: z
+                .object({
+                  providerInstanceId: z.string().optional(),
+                  driverKind: z.string().optional(),
+                  model: z.string().optional(),
+                  effort: z.string().optional(),
+                })
+                .optional(),
+              maxRuntimeMode: z.string().optional(),
+              maxInteractionMode: z.string().optional(),
+            }),
+          )
+          .nullable()
+          .optional()
+          .describe(
+            "Switchyard: the profiles its grant lets you name there (defined there, not here); null when it did not say (an older server, which refuses a profile).",
+          ),
         providers: z.array(
           z.object({
             providerInstanceId: z.string(),
@@ -76,6 +98,10 @@ export const OrchestratorCapabilitiesOutput = z.object({
       verbs: z.array(z.string()),
       maxRuntimeMode: z.string(),
       projects: z.union([z.literal("*"), z.array(z.string())]),
+      profiles: z
+        .array(z.string())
+        .optional()
+        .describe("The profiles (this machine's own) work under the grant may name; empty: none."),
     })
     .optional()
     .describe("For a linked environment's call: what its grant here allows."),

@@ -152,6 +152,33 @@ describe("switchyard grant and link", () => {
     );
   });
 
+  it("issues a grant naming the profiles the other environment may use (none by default) and lists them", async () => {
+    const issued = await cli([
+      "grant",
+      "issue",
+      "--for",
+      "kits",
+      "--projects",
+      "*",
+      "--verbs",
+      "delegate",
+      "--profiles",
+      "reviewer, team/tester",
+      "--json",
+    ]);
+    expect(issued.code, issued.stderr).toBe(0);
+    const grant = JSON.parse(issued.stdout) as { id: string; profiles: string[] };
+    expect(grant.profiles).toEqual(["reviewer", "team/tester"]);
+    const plain = await cli(["grant", "issue", "--for", "no-kits", "--projects", "*", "--verbs", "delegate"]);
+    expect(plain.stderr).toContain("profiles: none (--profiles names some)");
+    const listed = JSON.parse((await cli(["grant", "list", "--json"])).stdout) as { for: string; profiles: string[] }[];
+    expect(listed.find((g) => g.for === "kits")!.profiles).toEqual(["reviewer", "team/tester"]);
+    expect(listed.find((g) => g.for === "no-kits")!.profiles).toEqual([]);
+    expect((await cli(["grant", "list"])).stdout.split("\n").find((line) => line.includes(grant.id))).toMatch(
+      /kits\s+delegate\s+\*\s+approval-required\s+reviewer,team\/tester\s+active/,
+    );
+  });
+
   it("refuses a grant without explicit verbs or projects, with an unknown verb, project or mode, or a bad name, and stores nothing", async () => {
     const before = (JSON.parse((await cli(["grant", "list", "--json"])).stdout) as unknown[]).length;
     const cases: [string[], string][] = [
@@ -172,6 +199,10 @@ describe("switchyard grant and link", () => {
       ],
       [["grant", "issue", "--for", "My Mac", "--projects", "*", "--verbs", "read"], "lowercase"],
       [["grant", "issue", "--for", "mac", "--projects", "*", "--verbs", "read", "--ttl", "30"], "no unit"],
+      [
+        ["grant", "issue", "--for", "mac", "--projects", "*", "--verbs", "read", "--profiles", "reviewer,Bad Kit"],
+        '"Bad Kit" is not a profile name',
+      ],
     ];
     for (const [args, message] of cases) {
       const outcome = await cli(args);

@@ -232,7 +232,7 @@ describe("tools across environments", () => {
       code: "capability_denied",
       details: { verb: "delegate", environmentId: "b-reader" },
     });
-    // Which profiles a grant may use is not decided yet: a profile across a link is refused, not ignored.
+    // A grant that names no profiles (the default) refuses a profile on every entry, never ignores it.
     const withProfile = await callTool(agent.client, "delegate_task", {
       task: "@@reply NO",
       target: { providerInstanceId: "alpha" },
@@ -241,8 +241,8 @@ describe("tools across environments", () => {
     });
     expect(withProfile).toMatchObject({
       ok: false,
-      code: "invalid_request",
-      details: { field: "profile", profile: "reviewer" },
+      code: "capability_denied",
+      details: { field: "profile", profile: "reviewer", reason: "profile_not_granted", allowedProfiles: [] },
     });
     for (const [tool, args] of [
       ["t3_thread_launch", { message: "@@reply NO", profile: "reviewer" }],
@@ -251,8 +251,8 @@ describe("tools across environments", () => {
       const profiled = await callTool(agent.client, tool, { environmentId: "b", projectId: b.projectId, ...args });
       expect(profiled, tool).toMatchObject({
         ok: false,
-        code: "invalid_request",
-        details: { field: "profile", profile: "reviewer" },
+        code: "capability_denied",
+        details: { field: "profile", profile: "reviewer", reason: "profile_not_granted" },
       });
     }
     const tooBroad = await callTool(agent.client, "t3_thread_launch", {

@@ -67,6 +67,7 @@ interface IssueOptions {
   projects: string[] | "*";
   verbs: GrantVerb[];
   maxRuntimeMode?: RuntimeMode;
+  profiles?: string[];
   ttl?: number;
   home?: string;
   json?: boolean;
@@ -100,6 +101,15 @@ export function registerGrant(program: Command): void {
       parseRuntimeMode,
     )
     .option(
+      "--profiles <names>",
+      "the profiles (this machine's: `switchyard profiles list`) work it starts may name, comma-separated; they run as defined here, never as the other machine defines them (default none)",
+      (value: string) =>
+        value
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name.length > 0),
+    )
+    .option(
       "--ttl <duration>",
       "lifetime: a number and a unit s, m, h, d or w, at most 365d (default 30d)",
       parseDuration,
@@ -117,6 +127,7 @@ export function registerGrant(program: Command): void {
           projects,
           verbs: options.verbs,
           maxRuntimeMode: options.maxRuntimeMode ?? DEFAULT_MAX_RUNTIME_MODE,
+          ...(options.profiles !== undefined ? { profiles: options.profiles } : {}),
           ttlMs: options.ttl ?? DEFAULT_TTL_MS,
         });
         if (options.json) {
@@ -131,6 +142,7 @@ export function registerGrant(program: Command): void {
             `  verbs: ${issued.grant.verbs.join(", ")}`,
             `  projects: ${issued.grant.projects === "*" ? "every project" : issued.grant.projects.join(", ")}`,
             `  ceiling: runtime ${issued.grant.maxRuntimeMode}${options.maxRuntimeMode === undefined ? " (--max-runtime-mode allows more)" : ""}`,
+            `  profiles: ${issued.grant.profiles.length === 0 ? "none (--profiles names some)" : issued.grant.profiles.join(", ")}`,
             "",
           ].join("\n"),
         );
@@ -139,7 +151,7 @@ export function registerGrant(program: Command): void {
   grant
     .command("list")
     .description(
-      "List grants (never their secrets): who for, verbs, projects, ceiling, and whether they are active, expired or revoked",
+      "List grants (never their secrets): who for, verbs, projects, ceiling, profiles, and whether they are active, expired or revoked",
     )
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
@@ -157,13 +169,14 @@ export function registerGrant(program: Command): void {
           );
         else
           printTable(
-            ["ID", "FOR", "VERBS", "PROJECTS", "CEILING", "STATUS", "EXPIRES", "LAST USED"],
+            ["ID", "FOR", "VERBS", "PROJECTS", "CEILING", "PROFILES", "STATUS", "EXPIRES", "LAST USED"],
             grants.map((g) => [
               g.id,
               g.for,
               g.verbs.join(","),
               g.projects === "*" ? "*" : g.projects.join(","),
               g.maxRuntimeMode,
+              g.profiles.join(","),
               style(g.status, STATUS_STYLE[g.status]),
               g.expiresAt,
               g.lastUsedAt ?? "",

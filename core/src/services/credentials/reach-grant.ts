@@ -23,6 +23,11 @@ export interface ReachGrant {
   readonly verbs: readonly GrantVerb[];
   /** The broadest runtime mode work started under the grant may have. */
   readonly maxRuntimeMode: RuntimeMode;
+  /**
+   * The profiles (names in this machine's own config and projects) work started under the grant
+   * may name; empty (the default) allows none. The profile is always this machine's definition.
+   */
+  readonly profiles: readonly string[];
   readonly createdAt: string;
   readonly expiresAt: string;
   readonly lastUsedAt: string | null;

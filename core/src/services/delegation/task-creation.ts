@@ -300,7 +300,7 @@ async function childWorkspace(
 }
 
 /** A profile's instructions, then a role's: either, both (the profile's first) or none. */
-function childInstructions(profile: string | null, role: string | null): string | null {
+export function childInstructions(profile: string | null, role: string | null): string | null {
   const parts = [profile, role].filter((part): part is string => part !== null);
   return parts.length === 0 ? null : parts.join("\n\n");
 }

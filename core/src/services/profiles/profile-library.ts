@@ -8,6 +8,7 @@ import { EngineToken, type Engine } from "../../engine/ports.js";
 import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
 import type { Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
+import { ReachGrants } from "../reach/reach-grants.js";
 import { applyProfile, type ProfiledWork, type ProfileShapedInput } from "./profile-application.js";
 
 /**
@@ -22,6 +23,7 @@ export class ProfileLibrary {
     @inject(PathsToken) private readonly paths: SwitchyardPaths,
     @inject(EngineToken) private readonly engine: Engine,
     private readonly callers: CallerContext,
+    private readonly grants: ReachGrants,
   ) {}
 
   /** The caller's profiles; `projectId` names the project the work goes to (default the caller's). */
@@ -34,7 +36,9 @@ export class ProfileLibrary {
 
   /** The named profile, or `invalid_request` naming the ones the caller has. */
   async require(caller: Caller, name: string, projectId?: string): Promise<SourcedProfile> {
-    return requireIn(await this.catalogFor(caller, projectId), name);
+    // A linked environment learns only what its grant lists, never this machine's whole catalog.
+    const granted = caller.kind === "environment" ? (caller.grant?.profiles ?? []) : null;
+    return requireIn(await this.catalogFor(caller, projectId), name, granted);
   }
 
   /**
@@ -60,14 +64,20 @@ export class ProfileLibrary {
     ceiling: { runtimeMode: RuntimeMode; interactionMode: InteractionMode },
     projectId?: string,
   ): Promise<ProfiledWork<I>> {
-    // Which profiles a grant may use is not decided yet (issue 36): a linked environment could
-    // otherwise run work with this user's config profiles (their harness homes and environment).
-    if (name !== undefined && caller.kind === "environment")
-      throw new OrchestratorFailure(
-        "invalid_request",
-        `A call from another environment cannot name a profile yet ("${name}"); pass target, modes and the instructions in the prompt instead.`,
-        { field: "profile", profile: name },
-      );
+    // A linked environment names a profile; the definition is always this machine's own (its
+    // config and projects), and only one its grant lists: a caller there never ships one here.
+    if (name !== undefined && caller.kind === "environment") {
+      if (caller.grant === undefined)
+        throw new OrchestratorFailure(
+          "capability_denied",
+          `A call from another environment without a grant cannot name a profile ("${name}").`,
+          {
+            field: "profile",
+            profile: name,
+          },
+        );
+      this.grants.authorizeProfile(caller.grant, name);
+    }
     return applyProfile(input, ceiling, name === undefined ? null : await this.require(caller, name, projectId));
   }
 
@@ -86,10 +96,17 @@ export class ProfileLibrary {
 }
 
 /** The named profile of a catalog, or `invalid_request` naming the ones it has. */
-export function requireIn(catalog: ProfileCatalog, name: string): SourcedProfile {
+export function requireIn(
+  catalog: ProfileCatalog,
+  name: string,
+  /** The only names a failure may list (a grant's), or null for the whole catalog. */
+  shown: readonly string[] | null = null,
+): SourcedProfile {
   const found = catalog.profiles.find((sourced) => sourced.profile.name === name);
   if (found !== undefined) return found;
-  const available = catalog.profiles.map((sourced) => sourced.profile.name);
+  const available = catalog.profiles
+    .map((sourced) => sourced.profile.name)
+    .filter((profile) => shown === null || shown.includes(profile));
   throw new OrchestratorFailure(
     "invalid_request",
     `There is no profile "${name}". ${available.length === 0 ? "No profiles are defined (docs/profiles.md)." : `Available: ${available.map((n) => `"${n}"`).join(", ")} (orchestrator_capabilities describes them).`}`,

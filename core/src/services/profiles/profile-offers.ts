@@ -50,7 +50,11 @@ export class ProfileOffers {
       this.library.catalogFor(caller, projectId),
       this.providers.snapshotAll(),
     ]);
-    return catalog.profiles.map((sourced) => offer(sourced, snapshot));
+    // A linked environment sees only the profiles its grant lists, never this machine's whole catalog.
+    const granted = caller.kind === "environment" ? (caller.grant?.profiles ?? []) : null;
+    return catalog.profiles
+      .filter((sourced) => granted === null || granted.includes(sourced.profile.name))
+      .map((sourced) => offer(sourced, snapshot));
   }
 }
 

@@ -29,6 +29,10 @@ import { ThreadLinks } from "../thread-links.js";
 import type { ForeignParent, ReachCallMeta } from "./link-calls.js";
 import type { ReachGrant } from "../credentials/reach-grant.js";
 import { ReachGrants } from "./reach-grants.js";
+import type { Caller } from "../caller.js";
+import { ProfileLibrary } from "../profiles/profile-library.js";
+import { checkProfileSupport } from "../profiles/profile-harness.js";
+import { childInstructions } from "../delegation/task-creation.js";
 
 /** A finished foreign task's result, as the outbox hands it to the delegating side. */
 export interface ForeignTaskResult {
@@ -45,6 +49,23 @@ interface ForeignTaskData {
   model: string | null;
   childNodeId: string;
   cancelRequestedAt: string | null;
+}
+
+/** The linked environment behind a grant, as the shared services see a caller (for its profile). */
+function grantCaller(grant: ReachGrant): Caller {
+  return {
+    kind: "environment",
+    threadId: null,
+    projectId: null,
+    providerInstanceId: null,
+    providerSessionId: null,
+    requestScope: `credential:${grant.id}`,
+    credentialId: grant.id,
+    capabilities: new Set(),
+    projects: grant.projects,
+    grant,
+    authority: { kind: "grant", grantId: grant.id },
+  };
 }
 
 /** How many results one hand-over carries at most (the rest follow in the next). */
@@ -71,6 +92,7 @@ export class ForeignTasks {
     private readonly grants: ReachGrants,
     private readonly waiter: EventWaiter,
     private readonly links: ThreadLinks,
+    private readonly profiles: ProfileLibrary,
   ) {
     this.tasks = new ReachForeignTasksTable(engine.store);
   }
@@ -86,13 +108,6 @@ export class ForeignTasks {
     input: DelegateTaskInput,
     signal?: AbortSignal,
   ): Promise<DelegateTaskResult> {
-    // Which profiles a grant may use is not decided yet (issue 36): refused, never ignored.
-    if (input.profile !== undefined)
-      throw new OrchestratorFailure(
-        "invalid_request",
-        `delegate_task from another environment cannot name a profile yet ("${input.profile}"); pass target, modes and the instructions in the task instead.`,
-        { field: "profile", profile: input.profile },
-      );
     const parent = meta.delegation;
     if (parent === undefined) {
       throw new OrchestratorFailure(
@@ -110,6 +125,8 @@ export class ForeignTasks {
       role: input.role ?? null,
       runtimeMode: input.runtimeMode ?? null,
       interactionMode: input.interactionMode ?? null,
+      // Only when named, so a retry of a request recorded before profiles crossed links still matches.
+      ...(input.profile !== undefined ? { profile: input.profile } : {}),
       parent,
     };
     const replay = conflictsAsInvalid(() =>
@@ -128,21 +145,27 @@ export class ForeignTasks {
         projectId,
         runtimeMode: input.runtimeMode === undefined || input.runtimeMode === "inherit" ? null : input.runtimeMode,
       });
-      if (input.target === undefined) {
+      // A profile is named, never shipped: resolved in this machine's own config and projects,
+      // held to the grant's list, and applied by the path a local call takes (it narrows, the
+      // grant's and the profile's ceilings both hold).
+      const profiled = await this.profiles.apply(grantCaller(grant), input.profile, input, ceiling, projectId);
+      if (profiled.input.target === undefined) {
         // The parent's provider is one of the other environment's; nothing here can be inherited.
         throw new OrchestratorFailure(
           "invalid_request",
-          "delegate_task into another environment needs target.providerInstanceId or target.driverKind of a provider there (orchestrator_capabilities lists each environment's providers).",
+          "delegate_task into another environment needs target.providerInstanceId or target.driverKind of a provider there, or a profile there that names one (orchestrator_capabilities lists each environment's providers and the profiles its grant allows).",
           { field: "target" },
         );
       }
       const selection = await this.selection.resolve({
-        target: input.target,
+        target: profiled.input.target,
         inherited: null,
-        ceiling,
-        runtimeMode: input.runtimeMode,
-        interactionMode: input.interactionMode,
+        ceiling: profiled.ceiling,
+        runtimeMode: profiled.input.runtimeMode,
+        interactionMode: profiled.input.interactionMode,
       });
+      // The shared policy: can the selected provider enforce the profile's rules and apply its home?
+      const supported = checkProfileSupport(profiled.harness, profiled.stamp?.name ?? null, selection);
       const outcome = await this.engine.execute({
         commandId,
         operation: "reach.foreign_task.request",
@@ -171,6 +194,8 @@ export class ForeignTasks {
             worktreePath: null,
             workspaceStrategy: "root",
             // A root here (its parent is not a thread of this store), at its depth in the whole tree.
+            profile: profiled.stamp,
+            harness: supported.harness,
             lineage: {
               relationship: "root",
               parentThreadId: null,
@@ -197,7 +222,10 @@ export class ForeignTasks {
             mode: "auto",
             createdBy: "agent",
             creationSource: "mcp",
-            instructions: input.role === undefined ? null : ROLE_INSTRUCTIONS[input.role],
+            instructions: childInstructions(
+              profiled.instructions,
+              input.role === undefined ? null : ROLE_INSTRUCTIONS[input.role],
+            ),
             capabilities: selection.capabilities,
           });
           const data: ForeignTaskData = {

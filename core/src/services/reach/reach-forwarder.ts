@@ -31,6 +31,11 @@ export interface LinkedEnvironment {
   verbs: string[] | null;
   maxRuntimeMode: string | null;
   projects: { projectId: string; name: string }[];
+  /**
+   * The profiles its grant lets this side name there, as it defines them; null when it did not
+   * say (unreachable, or a server from before grants named profiles, which refuses a profile).
+   */
+  profiles: LinkedProfile[] | null;
   providers: {
     providerInstanceId: string;
     driverKind: string;
@@ -39,6 +44,35 @@ export interface LinkedEnvironment {
     runtimeModes: string[];
     interactionModes: string[];
   }[];
+}
+
+/** A profile a linked environment's grant allows, as that environment describes it. */
+export interface LinkedProfile {
+  name: string;
+  description: string;
+  target?: { providerInstanceId?: string; driverKind?: string; model?: string; effort?: string };
+  maxRuntimeMode?: string;
+  maxInteractionMode?: string;
+}
+
+/** The profiles in a linked environment's capabilities answer, or null when its grant does not name them. */
+function linkedProfilesOf(
+  answer: Record<string, unknown>,
+  grant: { profiles?: unknown } | null,
+): LinkedProfile[] | null {
+  if (grant === null || !Array.isArray(grant.profiles)) return null;
+  const profiles = Array.isArray(answer.profiles) ? (answer.profiles as Record<string, unknown>[]) : [];
+  return profiles
+    .filter((profile) => typeof profile.name === "string")
+    .map((profile) => ({
+      name: String(profile.name),
+      description: typeof profile.description === "string" ? profile.description : "",
+      ...(typeof profile.target === "object" && profile.target !== null
+        ? { target: profile.target as NonNullable<LinkedProfile["target"]> }
+        : {}),
+      ...(typeof profile.maxRuntimeMode === "string" ? { maxRuntimeMode: profile.maxRuntimeMode } : {}),
+      ...(typeof profile.maxInteractionMode === "string" ? { maxInteractionMode: profile.maxInteractionMode } : {}),
+    }));
 }
 
 const LINK_PATTERN = /switchyard-thread:\/\/v2\/([^/"\s]+)\//;
@@ -193,6 +227,7 @@ export class ReachForwarder {
                 .slice(0, 60),
         providerInstanceId: typeof answer.providerInstanceId === "string" ? answer.providerInstanceId : null,
         model: typeof answer.model === "string" ? answer.model : null,
+        ...(typeof rest.profile === "string" ? { profile: rest.profile } : {}),
       });
       // As locally, only a wait reads the result (an async call's answer is not a reading of it).
       await this.settleFromAnswer(linkName, task.remoteTaskId, answer, rest.mode === "wait" ? "read" : "none");
@@ -340,7 +375,11 @@ export class ReachForwarder {
             signal: AbortSignal.timeout(CAPABILITIES_TIMEOUT_MS),
           });
           this.learn(link.name, answer);
-          const grant = (answer.grant ?? null) as { verbs?: string[]; maxRuntimeMode?: string } | null;
+          const grant = (answer.grant ?? null) as {
+            verbs?: string[];
+            maxRuntimeMode?: string;
+            profiles?: unknown;
+          } | null;
           const providers = Array.isArray(answer.providers) ? (answer.providers as Record<string, unknown>[]) : [];
           return {
             ...base,
@@ -356,6 +395,7 @@ export class ReachForwarder {
                   name: project.name,
                 }))
               : [],
+            profiles: linkedProfilesOf(answer, grant),
             providers: providers.map((provider) => ({
               providerInstanceId: String(provider.providerInstanceId),
               driverKind: String(provider.driverKind),
@@ -381,6 +421,7 @@ export class ReachForwarder {
             verbs: null,
             maxRuntimeMode: null,
             projects: [],
+            profiles: null,
             providers: [],
           };
         }

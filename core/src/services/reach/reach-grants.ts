@@ -8,6 +8,7 @@ import { type EventStore, StoreToken } from "../../store/ports.js";
 import { type ReachGrantRow, ReachGrantsTable } from "../../store/tables/reach-grants.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
 import { GRANT_VERBS, type GrantProjectScope, type GrantVerb, type ReachGrant } from "../credentials/reach-grant.js";
+import { ProfileName } from "../../config/profiles/profile-schema.js";
 import { environmentNameProblem } from "./environment-name.js";
 
 /** Link secrets start with this, under the token prefix, so the logger scrubs them like tokens. */
@@ -20,6 +21,8 @@ interface GrantData {
   projects: string[] | "*";
   verbs: GrantVerb[];
   maxRuntimeMode: RuntimeMode;
+  /** Absent in grants issued before profiles could be granted: none. */
+  profiles?: string[];
 }
 
 function hashSecret(secret: string): string {
@@ -34,6 +37,7 @@ function grantOf(row: ReachGrantRow): ReachGrant {
     projects: data.projects,
     verbs: GRANT_VERBS.filter((verb) => data.verbs.includes(verb)),
     maxRuntimeMode: data.maxRuntimeMode,
+    profiles: data.profiles ?? [],
     createdAt: new Date(row.created_at).toISOString(),
     expiresAt: new Date(row.expires_at).toISOString(),
     lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
@@ -67,6 +71,8 @@ export class ReachGrants {
     projects: GrantProjectScope;
     verbs: readonly GrantVerb[];
     maxRuntimeMode: RuntimeMode;
+    /** Profile names the linked environment may use here; omitted or empty: none. */
+    profiles?: readonly string[];
     ttlMs: number;
   }): { grant: ReachGrant; secret: string } {
     const problem = environmentNameProblem(options.for);
@@ -89,6 +95,14 @@ export class ReachGrants {
         { maxRuntimeMode: options.maxRuntimeMode },
       );
     }
+    for (const profile of options.profiles ?? []) {
+      if (!ProfileName.safeParse(profile).success)
+        throw new SwitchyardError(
+          "invalid_input",
+          `--profiles: "${profile}" is not a profile name (lowercase letters, digits, '.', '_' or '-'; \`switchyard profiles list\` shows them).`,
+          { profile },
+        );
+    }
     if (!Number.isInteger(options.ttlMs) || options.ttlMs <= 0)
       throw new SwitchyardError(
         "invalid_input",
@@ -102,6 +116,7 @@ export class ReachGrants {
       projects: options.projects === "*" ? "*" : [...new Set(options.projects)],
       verbs: GRANT_VERBS.filter((verb) => options.verbs.includes(verb)),
       maxRuntimeMode: options.maxRuntimeMode,
+      profiles: [...new Set(options.profiles ?? [])],
     };
     const row = {
       id,
@@ -155,6 +170,25 @@ export class ReachGrants {
         if (!isStoreBusy(error)) this.logger.warn("could not note a grant's use", { error: (error as Error).message });
       });
     return { grant: grantOf({ ...row, last_used_at: now }) };
+  }
+
+  /**
+   * Holds a profile a linked environment names to the grant's list: `capability_denied` naming
+   * the grant's profiles (never this machine's whole catalog) when it is not on it.
+   */
+  authorizeProfile(grant: ReachGrant, profile: string): void {
+    if (grant.profiles.includes(profile)) return;
+    throw new OrchestratorFailure(
+      "capability_denied",
+      `Grant ${grant.id} (for ${grant.for}) does not allow profile "${profile}"; ${grant.profiles.length === 0 ? "it allows no profiles" : `it allows ${grant.profiles.map((name) => `"${name}"`).join(", ")}`}. Ask the user on this machine to issue a grant with --profiles including ${profile}.`,
+      {
+        grantId: grant.id,
+        field: "profile",
+        profile,
+        reason: "profile_not_granted",
+        allowedProfiles: [...grant.profiles],
+      },
+    );
   }
 
   /**

@@ -20,6 +20,8 @@ export interface RemoteTask {
   /** The child's provider and model there, as the delegation's answer named them (absent on rows recorded before they were kept). */
   readonly providerInstanceId?: string | null;
   readonly model?: string | null;
+  /** The profile the delegation named (the other environment's, by name), if any. */
+  readonly profile?: string | null;
   /** `pending` until the result is here and handed to the parent; `acknowledged` when the parent read it in a wait or status. */
   readonly delivery: "pending" | "delivered" | "acknowledged" | "disposed";
   readonly status: string | null;

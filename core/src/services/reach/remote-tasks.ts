@@ -63,6 +63,7 @@ export class RemoteTasks {
         title: task.title,
         providerInstanceId: task.providerInstanceId ?? null,
         model: task.model ?? null,
+        ...(task.profile != null ? { profile: task.profile } : {}),
         delivery: "pending",
         status: null,
         summary: null,
@@ -96,6 +97,8 @@ export class RemoteTasks {
           taskId: task.remoteTaskId,
           childThreadId: task.childThreadId,
           childThreadLink: task.childThreadLink,
+          // As a local child's item names its profile (the other side's definition of that name).
+          ...(task.profile != null ? { profile: task.profile } : {}),
         },
         createdBy: "agent",
         creationSource: "mcp",

@@ -29,6 +29,7 @@ export const orchestratorCapabilitiesTool = defineTool({
           verbs: [...grant.verbs],
           maxRuntimeMode: grant.maxRuntimeMode,
           projects: grant.projects === "*" ? ("*" as const) : [...grant.projects],
+          profiles: [...grant.profiles],
         },
       };
     }
