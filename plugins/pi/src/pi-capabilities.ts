@@ -27,6 +27,11 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  *   orchestration instructions ride on the system prompt through the extension.
  * - Pi's catalog spans every provider it knows (hundreds of models), so the short list is the
  *   first 8 in the user's order.
+ * - A profile's **harness home** is the session's `PI_CODING_AGENT_DIR` (models.json, settings,
+ *   auth; the session's conversation files live under it), its **environment** goes over the
+ *   instance's. **Tool rules**: none declared yet (the Switchyard extension sees every tool
+ *   call and `--tools` limits Pi's built-ins, but neither carries a profile's rules today), so
+ *   the shared policy refuses a profile with deny, ask or allowOnly rules.
  */
 export const PI_CAPABILITIES: CapabilityDeclaration = {
   sessions: {
@@ -34,6 +39,8 @@ export const PI_CAPABILITIES: CapabilityDeclaration = {
     modelSwitchInSession: true,
     runtimeModeSwitchInSession: true,
     pendingRequestsSurviveRestart: false,
+    harnessHome: true,
+    environment: true,
   },
   threads: { readSnapshot: true, fork: true, forkFromTurn: false },
   turns: {

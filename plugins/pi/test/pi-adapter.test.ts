@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasErrorCode, type AdapterEvent } from "@switchyard/sdk";
 import {
+  createPiHome,
   environmentVariablesOf,
   resolveHarnessBinary,
   startTestMcpServer,
@@ -94,6 +95,31 @@ describe("Pi adapter over pi --mode rpc", () => {
       expect.objectContaining({ itemId: started[0]!.itemId, status: "completed", output: "hi-from-bash\n" }),
     ]);
     expect(events.textOf(input.turnId)).toBe("DONE after bash: hi-from-bash");
+  });
+
+  it("runs a profile's session with its home as Pi's agent directory and its environment: the conversation lives there", async () => {
+    expect(lab.adapter.capabilities().sessions).toMatchObject({ harnessHome: true, environment: true });
+    expect(lab.adapter.capabilities().tools.rules).toEqual({ allow: false, deny: false, ask: false, allowOnly: false });
+    const profileHome = await createPiHome({ modelServerUrl: lab.server.url });
+    try {
+      const secret = "pi-profile-value-3f9b";
+      const { session, events } = await lab.open({
+        harnessHome: profileHome.home,
+        environment: { PROFILE_TOKEN: secret },
+      });
+      const input = turnInput("run it @@shell echo token=$PROFILE_TOKEN");
+      await session.startTurn(input);
+      const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+      expect(terminal.status).toBe("completed");
+      expect(events.textOf(input.turnId)).toBe(`DONE after bash: token=${secret}`);
+      const spawned = lab.spawns.at(-1)!;
+      expect(spawned.env["PI_CODING_AGENT_DIR"]).toBe(profileHome.home);
+      expect(spawned.args.join(" ")).not.toContain(secret);
+      expect(session.resumeCursor?.startsWith(profileHome.home + path.sep)).toBe(true);
+      await session.close();
+    } finally {
+      await profileHome.cleanup();
+    }
   });
 
   it("steers a turn while the model holds its stream: the steer reaches the next model request", async () => {
