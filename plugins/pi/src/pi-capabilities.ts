@@ -29,9 +29,11 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  *   first 8 in the user's order.
  * - A profile's **harness home** is the session's `PI_CODING_AGENT_DIR` (models.json, settings,
  *   auth; the session's conversation files live under it), its **environment** goes over the
- *   instance's. **Tool rules**: none declared yet (the Switchyard extension sees every tool
- *   call and `--tools` limits Pi's built-ins, but neither carries a profile's rules today), so
- *   the shared policy refuses a profile with deny, ask or allowOnly rules.
+ *   instance's. **Tool rules** (allow, deny, ask, allowOnly) are applied by the Switchyard
+ *   extension at every tool call, by Pi's tool names (`bash`, `read`, `edit`, `write`, `grep`,
+ *   `find`, `ls`; case-insensitive, so Claude's `Bash` works) with patterns on the command or
+ *   path: deny blocks the call (the tool stays listed to the model), ask asks in every mode,
+ *   allow runs unasked, allowOnly blocks Pi's own tools no rule names (the Switchyard tools stay).
  */
 export const PI_CAPABILITIES: CapabilityDeclaration = {
   sessions: {
@@ -56,6 +58,7 @@ export const PI_CAPABILITIES: CapabilityDeclaration = {
     mcp: { http: true, sse: false, stdio: false },
     dynamicToolCallbacks: false,
     mcpGrantUpdate: true,
+    rules: { allow: true, deny: true, ask: true, allowOnly: true },
   },
   runtimeRequests: { approvals: true, userInputQuestions: false },
   subagents: { native: "observed", exposesChildThreadIds: false },

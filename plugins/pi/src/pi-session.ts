@@ -147,6 +147,8 @@ export class PiProviderSession implements StartableSession {
     return this.stateFile.write(() => ({
       runtimeMode: this.runtimeMode,
       ...(this.grant !== null && this.grant !== this.input.mcp ? { mcpToken: this.grant.token } : {}),
+      // The profile's rules, which the extension applies at every tool call.
+      ...(this.input.toolRules != null ? { toolRules: this.input.toolRules } : {}),
     }));
   }
 
