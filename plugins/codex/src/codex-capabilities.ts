@@ -65,6 +65,10 @@ export const CODEX_APP_SERVER_CAPABILITIES: CapabilityDeclaration = {
  *   `auto-accept-edits` is not offered (it would need command approvals).
  * - No instruction channel: the host folds instructions into the prompt.
  * - The same short, curated Codex model list: every current model is listed.
+ * - A profile's `harnessHome` is every turn's CODEX_HOME (the conversation lives there), its
+ *   environment goes over the instance's. **No tool rules**: `codex exec` has no per-tool
+ *   allow/deny (its sandbox and approval policy are the runtime mode's), so the shared policy
+ *   refuses a profile with deny, ask or allowOnly rules.
  */
 export const CODEX_EXEC_CAPABILITIES: CapabilityDeclaration = {
   sessions: {
@@ -72,9 +76,9 @@ export const CODEX_EXEC_CAPABILITIES: CapabilityDeclaration = {
     modelSwitchInSession: true,
     runtimeModeSwitchInSession: true,
     pendingRequestsSurviveRestart: false,
-    // The plumbing is shared with app-server, but no test runs codex exec with a profile home yet.
-    harnessHome: false,
-    environment: false,
+    // Every turn's `codex exec` runs with the profile's home as CODEX_HOME and its environment.
+    harnessHome: true,
+    environment: true,
   },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {

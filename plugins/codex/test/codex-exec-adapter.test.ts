@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hasErrorCode, type OrchestrationAdapter, type ProviderSession } from "@switchyard/sdk";
@@ -76,6 +76,31 @@ describe("codex-exec driver (adapter)", () => {
     expect(session.readSnapshot).toBeUndefined();
     expect(session.updateMcpGrant).toBeUndefined();
     expect(typeof session.interruptTurn).toBe("function");
+  });
+
+  it("runs a profile's session with its own CODEX_HOME and environment: the conversation lives under that home", async () => {
+    expect(adapter.capabilities().sessions).toMatchObject({ harnessHome: true, environment: true });
+    expect(adapter.capabilities().tools.rules).toEqual({ allow: false, deny: false, ask: false, allowOnly: false });
+    const profileHome = await codexHome(server.url);
+    try {
+      const secret = "exec-profile-value-8e2a";
+      const { session, events } = await open({ harnessHome: profileHome.home, environment: { PROFILE_TOKEN: secret } });
+      const turn = turnInput("@@shell echo token=$PROFILE_TOKEN", { runtimeMode: "full-access" });
+      await session.startTurn(turn);
+      expect((await events.waitFor("turn.terminal", (event) => event.turnId === turn.turnId)).status).toBe("completed");
+      expect(events.textOf(turn.turnId)).toContain(`token=${secret}`);
+      const cursor = (await events.waitFor("session.resume_cursor")).cursor;
+      const rollouts = (codexHome: string) =>
+        existsSync(join(codexHome, "sessions"))
+          ? readdirSync(join(codexHome, "sessions"), { recursive: true, encoding: "utf8" }).filter((file) =>
+              file.includes(cursor),
+            )
+          : [];
+      expect(rollouts(profileHome.home)).toHaveLength(1);
+      expect(rollouts(home.home)).toEqual([]);
+    } finally {
+      await profileHome.cleanup();
+    }
   });
 
   it("runs a text turn and resumes the thread in a new session", async () => {

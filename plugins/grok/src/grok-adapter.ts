@@ -26,12 +26,11 @@ export const grokFlavor: AcpFlavor<GrokOptions> = {
   install: "Install xAI's Grok CLI so that `grok` is on PATH",
   optionsSchema: grokOptionsSchema,
   capabilities: GROK_CAPABILITIES,
-  resolveLaunch: ({ instance, options }) => ({
-    command: options.command,
-    args: options.args,
-    // GROK_HOME scopes the CLI's config, sessions and login to the instance.
-    ...(instance.homePath !== null ? { env: { GROK_HOME: instance.homePath } } : {}),
-  }),
+  resolveLaunch: ({ instance, options, harnessHome }) => {
+    // GROK_HOME scopes the CLI's config, sessions and login: a session's profile home, else the instance's.
+    const home = harnessHome ?? instance.homePath;
+    return { command: options.command, args: options.args, ...(home !== null ? { env: { GROK_HOME: home } } : {}) };
+  },
   authMethodId: ({ options }) => options.authMethodId,
   mcpTransport: "auto",
   hardInterrupt: "respawn",

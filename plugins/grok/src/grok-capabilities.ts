@@ -11,6 +11,10 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - xAI sub-agents are not reported: their wire shape is not verified here (`subagents.native`
  *   stays `none` rather than claim `observed`).
  * - xAI's model list is short, so every current model is listed.
+ * - **A profile's harness home** is the session's GROK_HOME (each session runs its own
+ *   `grok agent stdio`), its **environment** goes over the instance's. **Tool rules**: none.
+ *   The CLI's ACP mode takes no per-session tool allow/deny list that this plugin could verify
+ *   (no binary here), so the shared policy refuses a profile with deny, ask or allowOnly rules.
  */
 export const GROK_CAPABILITIES: CapabilityDeclaration = {
   sessions: {
@@ -18,6 +22,8 @@ export const GROK_CAPABILITIES: CapabilityDeclaration = {
     modelSwitchInSession: false,
     runtimeModeSwitchInSession: false,
     pendingRequestsSurviveRestart: false,
+    harnessHome: true,
+    environment: true,
   },
   threads: { readSnapshot: true, fork: false, forkFromTurn: false },
   turns: {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   hasErrorCode,
   type McpEndpointGrant,
+  type OpenSessionInput,
   type OrchestrationAdapter,
   type ProviderInstanceDescriptor,
   type ProviderSession,
@@ -14,6 +15,7 @@ import {
   XAI_VENDOR_EXTENSIONS,
   createAcpTestContext,
   createEventRecorder,
+  environmentVariablesOf,
   scriptedAgentCommand,
   startTestMcpServer,
   type AcpTestContext,
@@ -96,8 +98,10 @@ async function openGrok(
   adapter: OrchestrationAdapter,
   recorder: AdapterEventRecorder,
   resumeCursor: string | null = null,
+  profile: Pick<OpenSessionInput, "environment" | "harnessHome"> = {},
 ) {
   const session = await adapter.openSession({
+    ...profile,
     threadId: "thread-grok",
     providerSessionId: `ps-${++counter}`,
     cwd,
@@ -286,6 +290,31 @@ describe("grok plugin", () => {
     expect(Number(after.text.split("\n")[0]?.replace("pid: ", ""))).toBe(second?.pid);
     expect(session.resumeCursor).toBe(cursor);
     expect(recorder.events.some((event) => event.type === "session.exited")).toBe(false);
+  });
+
+  it("runs a session's agent with its profile's home as GROK_HOME and its environment; declares no tool rules", async () => {
+    const adapter = await grokAdapter(grokAgent());
+    const capabilities = adapter.capabilities();
+    expect(capabilities.sessions).toMatchObject({ harnessHome: true, environment: true });
+    expect(capabilities.tools.rules).toEqual({ allow: false, deny: false, ask: false, allowOnly: false });
+    const home = path.join(cwd, "reviewer-grok-home");
+    const recorder = createEventRecorder();
+    const session = await openGrok(adapter, recorder, null, {
+      harnessHome: home,
+      environment: { REVIEW_STRICT: "1", GROK_HOME: "/not/the/profile/home" },
+    });
+    const profiled = await run(session, recorder, "@pid");
+    const env = environmentVariablesOf(Number(profiled.text.replace("pid: ", "")));
+    expect(env["GROK_HOME"]).toBe(home);
+    expect(env["REVIEW_STRICT"]).toBe("1");
+    // A session without a profile keeps the instance's (here: no home, no extra variable).
+    const plainRecorder = createEventRecorder();
+    const plain = await openGrok(adapter, plainRecorder);
+    const plainEnv = environmentVariablesOf(
+      Number((await run(plain, plainRecorder, "@pid")).text.replace("pid: ", "")),
+    );
+    expect(plainEnv["GROK_HOME"]).toBeUndefined();
+    expect(plainEnv["REVIEW_STRICT"]).toBeUndefined();
   });
 
   it("a soft interrupt cancels without a respawn", async () => {

@@ -18,6 +18,7 @@ export {
   userConfigPath,
 } from "./opencode-config.js";
 export { openCodeOptionsSchema, type OpenCodeOptions } from "./opencode-options.js";
+export { openCodeMcpEntries, permissionWithRules } from "./opencode-tool-rules.js";
 export { OpenCodeProviderSession, forkPoint } from "./opencode-session.js";
 export {
   OPENCODE_HARNESS,

@@ -29,6 +29,20 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  *   mode would have to override).
  * - The catalog holds every model of every provider OpenCode can use (hundreds with a few
  *   keys), so the short list is the first 8 in the user's order.
+ * - **A profile's tool rules** are OpenCode's own `permission` config of the session's server
+ *   (`opencode-tool-rules.ts`): names are OpenCode's permissions (`bash`, `edit`, `read`,
+ *   `webfetch`, `task`, `<mcp server>_<tool>`…; Claude's `Bash`, `Write` map onto them),
+ *   patterns its own (`bash(git push*)`). Deny drops the tool or refuses the call, ask raises a
+ *   `permission.asked` in every mode, allow runs without asking, `allowOnly` turns every
+ *   OpenCode tool off but those named (MCP servers' tools stay). Each provider session has
+ *   its own server, so rules never leak between sessions, and OpenCode's own sub-agents obey
+ *   them too (the config applies to every agent of the server).
+ * - **Harness home**: a profile's `harnessHome` is the session's `OPENCODE_CONFIG_DIR` (its
+ *   agents, commands, plugins) and its `opencode.json` the session's config in place of the
+ *   instance's. OpenCode still reads the user's global config folder underneath (it has no
+ *   switch for that), and the conversation db stays the instance's (resume works across homes).
+ *   **Environment** goes over the instance's; **extra MCP servers** are `mcp` entries
+ *   (`remote` / `local`) in the session's config content, never in argv.
  */
 export const OPENCODE_CAPABILITIES: CapabilityDeclaration = {
   sessions: {
@@ -36,6 +50,8 @@ export const OPENCODE_CAPABILITIES: CapabilityDeclaration = {
     modelSwitchInSession: true,
     runtimeModeSwitchInSession: true,
     pendingRequestsSurviveRestart: false,
+    harnessHome: true,
+    environment: true,
   },
   threads: { readSnapshot: true, fork: true, forkFromTurn: true },
   turns: {
@@ -46,7 +62,13 @@ export const OPENCODE_CAPABILITIES: CapabilityDeclaration = {
     queuedMessages: true,
     terminalStatusQuality: "strong",
   },
-  tools: { shell: true, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false },
+  tools: {
+    shell: true,
+    mcp: { http: true, sse: false, stdio: false },
+    dynamicToolCallbacks: false,
+    rules: { allow: true, deny: true, ask: true, allowOnly: true },
+    extraMcpServers: true,
+  },
   runtimeRequests: { approvals: true, userInputQuestions: true },
   subagents: {
     native: "observed",

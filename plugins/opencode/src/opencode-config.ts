@@ -3,12 +3,15 @@ import os from "node:os";
 import path from "node:path";
 import {
   SwitchyardError,
+  type ExtraMcpServer,
   type McpEndpointGrant,
   type ProviderInstanceDescriptor,
   type RuntimeMode,
+  type ToolRules,
 } from "@switchyard/sdk";
 import { parseJsonc } from "./jsonc.js";
 import type { OpenCodeOptions } from "./opencode-options.js";
+import { openCodeMcpEntries, permissionWithRules } from "./opencode-tool-rules.js";
 
 /**
  * The variable that carries a session's Switchyard token into its OpenCode server. The config
@@ -55,12 +58,18 @@ export function instanceDirectories(dataDir: string, instanceId: string): Instan
   };
 }
 
-/** The user's opencode.json: `configFile`, else `<homePath>/opencode.json`, else OpenCode's global config. */
+/**
+ * The user's opencode.json: a session's harness home's (a profile's `harnessHome`, which is
+ * that session's whole OpenCode config), else `configFile`, else `<homePath>/opencode.json`,
+ * else OpenCode's global config.
+ */
 export function userConfigPath(
   options: OpenCodeOptions,
   instance: ProviderInstanceDescriptor,
   env: Readonly<Record<string, string | undefined>>,
+  harnessHome: string | null = null,
 ): string {
+  if (harnessHome !== null) return path.join(harnessHome, "opencode.json");
   if (options.configFile !== undefined) return options.configFile;
   if (instance.homePath !== null) return path.join(instance.homePath, "opencode.json");
   const configHome = env["XDG_CONFIG_HOME"] || path.join(env["HOME"] || os.homedir(), ".config");
@@ -158,6 +167,10 @@ export interface SwitchyardEntries {
   readonly runtimeMode: RuntimeMode;
   /** The session's MCP grant (its token travels in {@link MCP_TOKEN_ENV}), or null. */
   readonly grant: McpEndpointGrant | null;
+  /** A profile's tool rules, laid over the runtime mode's permission. */
+  readonly toolRules?: ToolRules | null;
+  /** A profile's extra MCP servers (Switchyard's own wins a name both use). */
+  readonly mcpServers?: Readonly<Record<string, ExtraMcpServer>>;
 }
 
 /**
@@ -169,10 +182,11 @@ export interface SwitchyardEntries {
  */
 export function serverConfig(user: Json, entries: SwitchyardEntries): Json {
   const config: Json = { ...user, autoupdate: false, share: "disabled" };
-  config["permission"] = permissionForMode(entries.runtimeMode, entries.grant?.serverName ?? null);
+  const extra = openCodeMcpEntries(entries.mcpServers);
+  if (Object.keys(extra).length > 0) config["mcp"] = { ...(isRecord(user["mcp"]) ? user["mcp"] : {}), ...extra };
   if (entries.grant !== null) {
     config["mcp"] = {
-      ...(isRecord(user["mcp"]) ? user["mcp"] : {}),
+      ...(isRecord(config["mcp"]) ? config["mcp"] : {}),
       [entries.grant.serverName]: {
         type: "remote",
         url: entries.grant.url,
@@ -185,6 +199,10 @@ export function serverConfig(user: Json, entries: SwitchyardEntries): Json {
       },
     };
   }
+  config["permission"] = permissionWithRules(
+    permissionForMode(entries.runtimeMode, entries.grant?.serverName ?? null),
+    entries.toolRules,
+  );
   return config;
 }
 
@@ -196,21 +214,23 @@ export function mcpServerKeys(config: Json): string[] {
 /**
  * The complete environment of an OpenCode server (spawned with `extendEnv: false`): the host's
  * variables without Switchyard's own and without the OpenCode ones the adapter owns, then the
- * instance's `environment` (API keys, a gateway), then the adapter's values: isolated data,
- * state and cache directories (the config directory stays the user's), the config content and
- * the session's token.
+ * instance's `environment` (API keys, a gateway) and a profile's, then the adapter's values:
+ * isolated data, state and cache directories (the config directory stays the user's, or is a
+ * profile's harness home in `OPENCODE_CONFIG_DIR`), the config content and the session's token.
  */
 export function serverEnvironment(
   instance: ProviderInstanceDescriptor,
   own: Readonly<Record<string, string>>,
   hostEnv: Readonly<Record<string, string | undefined>> = process.env,
+  profileEnvironment: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(hostEnv)) {
     if (value === undefined || name.startsWith(HOST_ONLY_PREFIX) || OWNED_VARIABLES.includes(name)) continue;
     env[name] = value;
   }
-  for (const [name, value] of Object.entries(instance.environment)) {
+  // A profile's environment goes over the instance's; the adapter's own values still win.
+  for (const [name, value] of [...Object.entries(instance.environment), ...Object.entries(profileEnvironment)]) {
     if (name.startsWith(HOST_ONLY_PREFIX)) continue;
     env[name] = value;
   }

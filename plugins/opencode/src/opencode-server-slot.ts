@@ -45,7 +45,8 @@ export interface ServerSlotOwner {
 
 /**
  * A session's `opencode serve`, one at a time: started on demand (after a retired one is gone),
- * configured with the session's MCP entry and runtime mode, retired on purpose (a new runtime
+ * configured with the session's MCP entry, runtime mode and profile (tool rules, extra MCP
+ * servers, environment, harness home: per session, as the server is), retired on purpose (a new runtime
  * mode, an abort it ignored), forgotten when it ends unasked, stopped when the session closes.
  */
 export class OpenCodeServerSlot {
@@ -94,17 +95,34 @@ export class OpenCodeServerSlot {
     const { instance, options, context, binary, gate } = this.deps;
     const dirs = instanceDirectories(context.paths.dataDir, instance.id);
     const grant = this.input.mcp;
-    const user = await readUserConfig(userConfigPath(options, instance, { ...process.env, ...instance.environment }));
+    // A profile's harness home is this session's OpenCode config directory: its opencode.json is
+    // the config, and OpenCode reads its agents, commands and plugins (OPENCODE_CONFIG_DIR).
+    const home = this.input.harnessHome ?? null;
+    const profileEnv = this.input.environment ?? {};
+    const user = await readUserConfig(
+      userConfigPath(options, instance, { ...process.env, ...instance.environment, ...profileEnv }, home),
+    );
     const mode = this.owner.runtimeMode();
-    const config = serverConfig(user.config, { runtimeMode: mode, grant });
-    const env = serverEnvironment(instance, {
-      XDG_DATA_HOME: dirs.data,
-      XDG_STATE_HOME: dirs.state,
-      XDG_CACHE_HOME: dirs.cache,
-      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-      [PROVIDER_SESSION_ENV]: this.input.providerSessionId,
-      ...(grant !== null ? { [MCP_TOKEN_ENV]: grant.token } : {}),
+    const config = serverConfig(user.config, {
+      runtimeMode: mode,
+      grant,
+      toolRules: this.input.toolRules ?? null,
+      ...(this.input.mcpServers !== undefined ? { mcpServers: this.input.mcpServers } : {}),
     });
+    const env = serverEnvironment(
+      instance,
+      {
+        XDG_DATA_HOME: dirs.data,
+        XDG_STATE_HOME: dirs.state,
+        XDG_CACHE_HOME: dirs.cache,
+        ...(home !== null ? { OPENCODE_CONFIG_DIR: home } : {}),
+        OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+        [PROVIDER_SESSION_ENV]: this.input.providerSessionId,
+        ...(grant !== null ? { [MCP_TOKEN_ENV]: grant.token } : {}),
+      },
+      process.env,
+      profileEnv,
+    );
     const server = await gate.run(binary.version ?? binary.command, () =>
       OpenCodeServer.start({
         command: binary.command,

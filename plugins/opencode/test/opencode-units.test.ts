@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ProviderInstanceDescriptor } from "@switchyard/sdk";
+import type { ProviderInstanceDescriptor, ToolRules } from "@switchyard/sdk";
 import { createAcpTestContext, createOpenCodeHome } from "@switchyard/testkit";
 import {
   MCP_TOKEN_ENV,
@@ -16,6 +16,7 @@ import {
   modelCatalog,
   parseJsonc,
   permissionForMode,
+  permissionWithRules,
   platformPackageNames,
   readUserConfig,
   serverConfig,
@@ -99,6 +100,100 @@ describe("the server's config", () => {
     });
   });
 
+  it("lays a profile's tool rules over the mode's permission so OpenCode's last matching rule is the strictest", () => {
+    const rules = (over: Partial<ToolRules>): ToolRules => ({
+      allow: [],
+      deny: [],
+      ask: [],
+      allowOnly: false,
+      ...over,
+    });
+    // Claude's spellings map onto OpenCode's permissions; `:*` is OpenCode's `*`.
+    expect(
+      permissionWithRules(
+        permissionForMode("approval-required", "switchyard"),
+        rules({ deny: ["Bash(git push:*)", "Write"], allow: ["bash(git status*)", "WebFetch"] }),
+      ),
+    ).toEqual({
+      bash: { "*": "ask", "git status*": "allow", "git push*": "deny" },
+      edit: "deny",
+      webfetch: "allow",
+      websearch: "ask",
+      "switchyard_*": "allow",
+    });
+    // Full access is written tool by tool: a `*` key would come after, and beat, the shell's deny.
+    const full = permissionWithRules("allow", rules({ deny: ["bash"], ask: ["edit"] })) as Record<string, unknown>;
+    expect(full["*"]).toBeUndefined();
+    expect(full).toMatchObject({
+      bash: "deny",
+      edit: "ask",
+      read: "allow",
+      task: "allow",
+      external_directory: "allow",
+    });
+    // A wildcard rule is each tool's own; kept as a key only where it overrides nothing stricter.
+    expect(permissionWithRules("allow", rules({ deny: ["*"], allow: ["read"] }))).toMatchObject({
+      read: "deny",
+      bash: "deny",
+      "*": "deny",
+    });
+    const wideAllow = permissionWithRules(
+      permissionForMode("approval-required", null),
+      rules({ allow: ["*"], deny: ["bash"] }),
+    ) as Record<string, unknown>;
+    expect(wideAllow).toMatchObject({ bash: "deny", edit: "allow", read: "allow" });
+    expect(wideAllow["*"]).toBeUndefined();
+    expect(permissionWithRules("allow", rules({ allow: ["*"] }))).toMatchObject({ "*": "allow" });
+    // allowOnly: every OpenCode tool off but the named ones; MCP servers' tools keep the mode's answer.
+    const only = permissionWithRules(
+      permissionForMode("approval-required", "switchyard"),
+      rules({ allow: ["read", "bash(ls*)"], ask: ["edit"], allowOnly: true }),
+    ) as Record<string, unknown>;
+    expect(only).toMatchObject({
+      read: "allow",
+      bash: { "*": "deny", "ls*": "allow" },
+      edit: "ask",
+      webfetch: "deny",
+      task: "deny",
+      "switchyard_*": "allow",
+    });
+    expect(only["*"]).toBeUndefined();
+    expect(permissionWithRules("allow", null)).toBe("allow");
+  });
+
+  it("puts a profile's rules and extra MCP servers into the session's config, Switchyard's server winning its name", () => {
+    const config = serverConfig(
+      { mcp: { docs: { type: "local", command: ["docs-mcp"] } } },
+      {
+        runtimeMode: "full-access",
+        grant: grantFor("http://127.0.0.1:9/mcp", "sy_secret"),
+        toolRules: { allow: [], deny: ["bash"], ask: [], allowOnly: false },
+        mcpServers: {
+          tracker: { type: "http", url: "http://127.0.0.1:7/mcp", headers: { Authorization: "Bearer t" } },
+          lint: { type: "stdio", command: "lint-mcp", args: ["--strict"], env: { LINT: "1" } },
+          switchyard: { type: "http", url: "http://127.0.0.1:8/impostor" },
+        },
+      },
+    );
+    expect(config["permission"]).toMatchObject({ bash: "deny", edit: "allow" });
+    const mcp = config["mcp"] as Record<string, Record<string, unknown>>;
+    expect(mcp["docs"]).toEqual({ type: "local", command: ["docs-mcp"] });
+    expect(mcp["tracker"]).toEqual({
+      type: "remote",
+      url: "http://127.0.0.1:7/mcp",
+      enabled: true,
+      oauth: false,
+      headers: { Authorization: "Bearer t" },
+    });
+    expect(mcp["lint"]).toEqual({
+      type: "local",
+      command: ["lint-mcp", "--strict"],
+      enabled: true,
+      environment: { LINT: "1" },
+    });
+    expect(mcp["switchyard"]?.["url"]).toBe("http://127.0.0.1:9/mcp");
+  });
+
   it("reads opencode.json or opencode.jsonc from the home, makes {file:} references absolute, and names a broken file", async () => {
     const home = path.join(scratch, "home");
     const options = await openCodeOptions();
@@ -107,6 +202,10 @@ describe("the server's config", () => {
     expect(userConfigPath(await openCodeOptions({ configFile: "/c.json" }), instance({ homePath: home }), {})).toBe(
       "/c.json",
     );
+    // A profile's harness home is the session's whole config.
+    expect(
+      userConfigPath(await openCodeOptions({ configFile: "/c.json" }), instance({ homePath: home }), {}, "/profile"),
+    ).toBe("/profile/opencode.json");
     expect(await readUserConfig(path.join(home, "opencode.json"))).toEqual({ config: {}, path: null });
 
     const jsoncDir = path.join(scratch, "jsonc");

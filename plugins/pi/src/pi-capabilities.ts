@@ -27,6 +27,13 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  *   orchestration instructions ride on the system prompt through the extension.
  * - Pi's catalog spans every provider it knows (hundreds of models), so the short list is the
  *   first 8 in the user's order.
+ * - A profile's **harness home** is the session's `PI_CODING_AGENT_DIR` (models.json, settings,
+ *   auth; the session's conversation files live under it), its **environment** goes over the
+ *   instance's. **Tool rules** (allow, deny, ask, allowOnly) are applied by the Switchyard
+ *   extension at every tool call, by Pi's tool names (`bash`, `read`, `edit`, `write`, `grep`,
+ *   `find`, `ls`; case-insensitive, so Claude's `Bash` works) with patterns on the command or
+ *   path: deny blocks the call (the tool stays listed to the model), ask asks in every mode,
+ *   allow runs unasked, allowOnly blocks Pi's own tools no rule names (the Switchyard tools stay).
  */
 export const PI_CAPABILITIES: CapabilityDeclaration = {
   sessions: {
@@ -34,6 +41,8 @@ export const PI_CAPABILITIES: CapabilityDeclaration = {
     modelSwitchInSession: true,
     runtimeModeSwitchInSession: true,
     pendingRequestsSurviveRestart: false,
+    harnessHome: true,
+    environment: true,
   },
   threads: { readSnapshot: true, fork: true, forkFromTurn: false },
   turns: {
@@ -49,6 +58,7 @@ export const PI_CAPABILITIES: CapabilityDeclaration = {
     mcp: { http: true, sse: false, stdio: false },
     dynamicToolCallbacks: false,
     mcpGrantUpdate: true,
+    rules: { allow: true, deny: true, ask: true, allowOnly: true },
   },
   runtimeRequests: { approvals: true, userInputQuestions: false },
   subagents: { native: "observed", exposesChildThreadIds: false },

@@ -9,6 +9,7 @@ import {
   type HarnessSource,
   type HarnessSpec,
   type McpEndpointGrant,
+  type OpenSessionInput,
   type PluginContext,
   type ProviderInstanceDescriptor,
 } from "@switchyard/sdk";
@@ -110,22 +111,25 @@ export async function resolvePiBinary(
 }
 
 /**
- * The environment Pi runs with, complete (spawned with `extendEnv: false`): the host's and the
- * instance's variables minus every `SWITCHYARD_MCP_*` / `SWITCHYARD_PI_*` they carry, then
- * `PI_CODING_AGENT_DIR` from the instance home, then the adapter's own values.
+ * The environment Pi runs with, complete (spawned with `extendEnv: false`): the host's, the
+ * instance's and a session's profile variables minus every `SWITCHYARD_MCP_*` /
+ * `SWITCHYARD_PI_*` they carry, then `PI_CODING_AGENT_DIR` from the profile's harness home or
+ * else the instance home, then the adapter's own values.
  */
 export function piEnvironment(
   instance: ProviderInstanceDescriptor,
   own: Readonly<Record<string, string>>,
+  session: Pick<OpenSessionInput, "environment" | "harnessHome"> = {},
 ): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const source of [process.env, instance.environment]) {
+  for (const source of [process.env, instance.environment, session.environment ?? {}]) {
     for (const [name, value] of Object.entries(source)) {
       if (value === undefined || isOwnedVariable(name)) continue;
       env[name] = value;
     }
   }
-  if (instance.homePath !== null) env["PI_CODING_AGENT_DIR"] = instance.homePath;
+  const home = session.harnessHome ?? instance.homePath;
+  if (home !== null) env["PI_CODING_AGENT_DIR"] = home;
   return { ...env, ...own };
 }
 

@@ -2,6 +2,7 @@ import {
   SwitchyardError,
   withStderrTail,
   type McpEndpointGrant,
+  type OpenSessionInput,
   type PluginContext,
   type PluginLogger,
   type ProviderInstanceDescriptor,
@@ -28,6 +29,8 @@ export interface PiRuntime {
 /** What one Pi process is started with. */
 export interface PiProcessInput {
   readonly instance: ProviderInstanceDescriptor;
+  /** The session's profile settings: its harness home (Pi's agent directory) and environment. */
+  readonly session: Pick<OpenSessionInput, "environment" | "harnessHome">;
   readonly options: PiOptions;
   readonly context: PluginContext;
   readonly binary: PiBinary;
@@ -65,10 +68,11 @@ export async function launchPi(
     thinking: input.thinking,
     extensionPath: input.extensionPath,
   });
-  const env = piEnvironment(input.instance, {
-    ...mcpEnvironment(input.grant),
-    [EXTENSION_ENV.stateFile]: input.stateFile,
-  });
+  const env = piEnvironment(
+    input.instance,
+    { ...mcpEnvironment(input.grant), [EXTENSION_ENV.stateFile]: input.stateFile },
+    input.session,
+  );
   const managed = input.context.process.spawn(binary.command, args, {
     cwd: input.cwd,
     env,

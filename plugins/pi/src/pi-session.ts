@@ -99,7 +99,8 @@ export class PiProviderSession implements StartableSession {
     this.grant = input.mcp;
     this.cursor = input.resumeCursor;
     this.sessionFile = input.resumeCursor;
-    const agentDir = piAgentDir(piEnvironment(deps.instance, {}));
+    // A profile's harness home is this session's agent directory: its conversations live there.
+    const agentDir = piAgentDir(piEnvironment(deps.instance, {}, input));
     // A resumed conversation keeps its directory, so a later clone lands next to it.
     this.sessionDir =
       input.resumeCursor !== null ? path.dirname(input.resumeCursor) : threadSessionDir(agentDir, input.threadId);
@@ -146,6 +147,8 @@ export class PiProviderSession implements StartableSession {
     return this.stateFile.write(() => ({
       runtimeMode: this.runtimeMode,
       ...(this.grant !== null && this.grant !== this.input.mcp ? { mcpToken: this.grant.token } : {}),
+      // The profile's rules, which the extension applies at every tool call.
+      ...(this.input.toolRules != null ? { toolRules: this.input.toolRules } : {}),
     }));
   }
 
@@ -165,6 +168,7 @@ export class PiProviderSession implements StartableSession {
     const { runtime, state } = await launchPi({
       ...this.deps,
       logger: this.logger,
+      session: this.input,
       cwd: this.input.cwd,
       sessionDir: this.sessionDir,
       sessionFile,

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasErrorCode, type AdapterEvent } from "@switchyard/sdk";
 import {
+  createPiHome,
   environmentVariablesOf,
   resolveHarnessBinary,
   startTestMcpServer,
@@ -94,6 +95,81 @@ describe("Pi adapter over pi --mode rpc", () => {
       expect.objectContaining({ itemId: started[0]!.itemId, status: "completed", output: "hi-from-bash\n" }),
     ]);
     expect(events.textOf(input.turnId)).toBe("DONE after bash: hi-from-bash");
+  });
+
+  it("runs a profile's session with its home as Pi's agent directory and its environment: the conversation lives there", async () => {
+    expect(lab.adapter.capabilities().sessions).toMatchObject({ harnessHome: true, environment: true });
+    const profileHome = await createPiHome({ modelServerUrl: lab.server.url });
+    try {
+      const secret = "pi-profile-value-3f9b";
+      const { session, events } = await lab.open({
+        harnessHome: profileHome.home,
+        environment: { PROFILE_TOKEN: secret },
+      });
+      const input = turnInput("run it @@shell echo token=$PROFILE_TOKEN");
+      await session.startTurn(input);
+      const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+      expect(terminal.status).toBe("completed");
+      expect(events.textOf(input.turnId)).toBe(`DONE after bash: token=${secret}`);
+      const spawned = lab.spawns.at(-1)!;
+      expect(spawned.env["PI_CODING_AGENT_DIR"]).toBe(profileHome.home);
+      expect(spawned.args.join(" ")).not.toContain(secret);
+      expect(session.resumeCursor?.startsWith(profileHome.home + path.sep)).toBe(true);
+      await session.close();
+    } finally {
+      await profileHome.cleanup();
+    }
+  });
+
+  it("applies a profile's tool rules through the extension: deny blocks in full access, ask asks, allowOnly blocks the unnamed", async () => {
+    expect(lab.adapter.capabilities().tools.rules).toEqual({ allow: true, deny: true, ask: true, allowOnly: true });
+    const marker = path.join(lab.home.cwd, "pi-denied-by-profile.txt");
+    const denied = await lab.open({
+      runtimeMode: "full-access",
+      toolRules: { allow: [], deny: ["Bash(touch:*)"], ask: ["bash(echo asked*)"], allowOnly: false },
+    });
+    const refused = turnInput(`go @@shell touch ${marker} @@then @@shell echo free @@then @@reply ok`, {
+      runtimeMode: "full-access",
+    });
+    await denied.session.startTurn(refused);
+    expect((await denied.events.waitFor("turn.terminal", (e) => e.turnId === refused.turnId, 30_000)).status).toBe(
+      "completed",
+    );
+    expect(existsSync(marker)).toBe(false);
+    const completed = ofType(denied.events.events, "tool_call.completed", refused.turnId);
+    expect(completed.map((event) => event.status)).toEqual(["failed", "completed"]);
+    expect(JSON.stringify(completed[0])).toContain("profile does not allow");
+    expect(ofType(denied.events.events, "runtime_request.opened", refused.turnId)).toEqual([]);
+
+    const asked = turnInput("ask @@shell echo asked-by-rule", { runtimeMode: "full-access" });
+    await denied.session.startTurn(asked);
+    const opened = await denied.events.waitFor("runtime_request.opened", (e) => e.turnId === asked.turnId, 30_000);
+    expect(opened.request).toMatchObject({ kind: "approval", approvalKind: "command" });
+    await denied.session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" });
+    await denied.events.waitFor("turn.terminal", (e) => e.turnId === asked.turnId, 30_000);
+    expect(denied.events.textOf(asked.turnId)).toBe("DONE after bash: asked-by-rule");
+    await denied.session.close();
+
+    const only = await lab.open({
+      runtimeMode: "full-access",
+      toolRules: { allow: ["read"], deny: [], ask: [], allowOnly: true },
+    });
+    const unnamed = turnInput(`go @@shell touch ${marker}`, { runtimeMode: "full-access" });
+    await only.session.startTurn(unnamed);
+    await only.events.waitFor("turn.terminal", (e) => e.turnId === unnamed.turnId, 30_000);
+    expect(existsSync(marker)).toBe(false);
+    expect(ofType(only.events.events, "tool_call.completed", unnamed.turnId).map((event) => event.status)).toEqual([
+      "failed",
+    ]);
+    await only.session.close();
+
+    // Without rules the same call runs: the rules are what blocked it.
+    const free = await lab.open({ runtimeMode: "full-access" });
+    const runs = turnInput(`go @@shell touch ${marker}`, { runtimeMode: "full-access" });
+    await free.session.startTurn(runs);
+    await free.events.waitFor("turn.terminal", (e) => e.turnId === runs.turnId, 30_000);
+    expect(existsSync(marker)).toBe(true);
+    await free.session.close();
   });
 
   it("steers a turn while the model holds its stream: the steer reaches the next model request", async () => {

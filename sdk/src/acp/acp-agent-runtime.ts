@@ -3,6 +3,7 @@ import {
   SwitchyardError,
   UnsupportedCapabilityError,
   withStderrTail,
+  type OpenSessionInput,
   type PluginContext,
   type PluginLogger,
   type ProviderInstanceDescriptor,
@@ -41,6 +42,8 @@ export interface AcpAgentLaunch<TOptions> {
   readonly timeoutMs: number;
   /** The session's logger. */
   readonly logger: PluginLogger;
+  /** The session's profile settings (harness home, environment), as the host gave them. */
+  readonly session?: Pick<OpenSessionInput, "environment" | "harnessHome">;
 }
 
 /**
@@ -56,10 +59,17 @@ export async function startAgent<TOptions>(
   onConnected: (channel: AcpChannel, connection: acp.ClientConnection) => void,
 ): Promise<AcpAgentRuntime> {
   const { flavor, instance, options, context } = launch;
-  const command = await flavor.resolveLaunch({ instance, options, cwd: launch.cwd, purpose: "session", context });
+  const command = await flavor.resolveLaunch({
+    instance,
+    options,
+    cwd: launch.cwd,
+    purpose: "session",
+    context,
+    ...(launch.session?.harnessHome != null ? { harnessHome: launch.session.harnessHome } : {}),
+  });
   const channel = await launch.channelFactory(command, {
     cwd: launch.cwd,
-    env: launchEnv(instance.environment, command),
+    env: launchEnv(instance.environment, command, launch.session?.environment),
     label: `${flavor.driverKind} acp agent`,
     context,
   });

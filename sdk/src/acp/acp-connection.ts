@@ -223,12 +223,17 @@ export async function openNewSession(
   }
 }
 
-/** The environment an agent starts with: the instance's, then the launch command's. */
+/**
+ * The environment an agent starts with: the instance's, then a session's profile environment
+ * (given only where the flavor declares `sessions.environment`), then the launch command's
+ * (the flavor's own variables, such as its home, win).
+ */
 export function launchEnv(
   instanceEnv: Readonly<Record<string, string>>,
   launch: AcpLaunchCommand,
+  sessionEnv: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  return { ...instanceEnv, ...(launch.env ?? {}) };
+  return { ...instanceEnv, ...sessionEnv, ...(launch.env ?? {}) };
 }
 
 /** Waits one macrotask, so every message received so far has reached its handler. @public */

@@ -43,6 +43,13 @@ export interface AcpLaunchInput<TOptions> {
   readonly depth?: ProbeDepth;
   /** The plugin context of the instance (paths, logger), for flavors that resolve through it. */
   readonly context: PluginContext;
+  /**
+   * For a session, its profile's harness home (in place of the instance's `homePath`), given
+   * only where the flavor declares `sessions.harnessHome`: the flavor puts it in its own
+   * variable (GROK_HOME…). The profile's `environment` needs nothing from the flavor: the
+   * shared adapter lays it over the instance's where `sessions.environment` is declared.
+   */
+  readonly harnessHome?: string | null;
 }
 
 /**

@@ -209,6 +209,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
       cwd: this.#input.cwd,
       timeoutMs: this.#setupTimeout(),
       logger: this.#logger,
+      session: { environment: this.#input.environment ?? {}, harnessHome: this.#input.harnessHome ?? null },
     };
   }
 

@@ -25,6 +25,9 @@
  *    whose title starts with {@link APPROVAL_TITLE_PREFIX}, answered by the adapter on stdin.
  *    Read-only tools and the Switchyard tools never ask; a missing or unreadable state file
  *    means `approval-required`.
+ * 4. **A profile's tool rules** (in the same state file) come first at every tool call: a deny
+ *    rule blocks the call, an ask rule asks in every mode and each time, an allow rule runs it
+ *    unasked, and with `allowOnly` Pi's own tools no rule names are blocked.
  *
  * A throw in an extension factory stops Pi at startup, so every failure here is caught and
  * reported (stderr and a UI notification) and Pi starts without the bridge.
@@ -76,6 +79,13 @@ export interface ExtensionSessionState {
   readonly runtimeMode: "approval-required" | "auto-accept-edits" | "full-access";
   /** A rotated MCP token; it replaces the one in the environment. The file is private (0600). */
   readonly mcpToken?: string;
+  /** The session's profile tool rules (the sdk's `ToolRules`), by Pi's tool names. */
+  readonly toolRules?: {
+    readonly allow: readonly string[];
+    readonly deny: readonly string[];
+    readonly ask: readonly string[];
+    readonly allowOnly: boolean;
+  };
 }
 
 /**
@@ -485,13 +495,65 @@ function readState(file: string | undefined): ExtensionSessionState {
     const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<ExtensionSessionState>;
     const mode = parsed.runtimeMode;
     const mcpToken = typeof parsed.mcpToken === "string" && parsed.mcpToken !== "" ? { mcpToken: parsed.mcpToken } : {};
+    const rules = parsed.toolRules !== undefined ? { toolRules: parsed.toolRules } : {};
     if (mode === "full-access" || mode === "auto-accept-edits" || mode === "approval-required")
-      return { runtimeMode: mode, ...mcpToken };
-    return { runtimeMode: "approval-required", ...mcpToken };
+      return { runtimeMode: mode, ...mcpToken, ...rules };
+    return { runtimeMode: "approval-required", ...mcpToken, ...rules };
   } catch {
     // fall through: the strictest mode
   }
   return { runtimeMode: "approval-required" };
+}
+
+/**
+ * Whether a profile rule names a call: the sdk's `toolRuleMatches`, repeated here because Pi
+ * loads this file on its own from the plugin's cache, where no `@switchyard/sdk` resolves. A rule
+ * is a tool name (`*` any run, case-insensitive) with an optional argument pattern in
+ * parentheses (a trailing `:*` is any rest).
+ */
+function ruleMatches(rule: string, toolName: string, argument: string | null): boolean {
+  const glob = (pattern: string, flags: string) =>
+    new RegExp(
+      `^${pattern
+        .split("*")
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*")}$`,
+      flags,
+    );
+  const open = rule.indexOf("(");
+  const namePattern = open === -1 ? rule : rule.slice(0, open);
+  if (!glob(namePattern.trim(), "i").test(toolName)) return false;
+  if (open === -1 || !rule.endsWith(")")) return open === -1;
+  return argument !== null && glob(rule.slice(open + 1, -1).replace(/:\*$/, "*"), "").test(argument);
+}
+
+/** The argument a rule's pattern is matched against: a command line, else a path. */
+function mainArgument(event: ToolCallEvent): string | null {
+  const input = (event.input ?? {}) as Record<string, unknown>;
+  for (const key of ["command", "path", "pattern"]) if (typeof input[key] === "string") return input[key];
+  return null;
+}
+
+/**
+ * What the session's profile rules say of a call, strictest first (the sdk's `toolRuleVerdict`):
+ * `deny`, `ask` (asks in every mode), `allow` (runs without asking), or `default` (the runtime
+ * mode decides). With `allowOnly`, Pi's own tools no allow or ask rule names are denied; the
+ * Switchyard tools and `tool_search` are exempt (orchestration needs them).
+ */
+function ruleVerdict(
+  event: ToolCallEvent,
+  bridged: ReadonlySet<string>,
+  state: ExtensionSessionState,
+): "deny" | "ask" | "allow" | "default" {
+  const rules = state.toolRules;
+  if (rules === undefined) return "default";
+  const argument = mainArgument(event);
+  const named = (list: readonly string[]) => list.some((rule) => ruleMatches(rule, event.toolName, argument));
+  if (named(rules.deny)) return "deny";
+  if (named(rules.ask)) return "ask";
+  if (named(rules.allow)) return "allow";
+  const exempt = bridged.has(event.toolName) || event.toolName === TOOL_SEARCH;
+  return rules.allowOnly && !exempt ? "deny" : "default";
 }
 
 /** What a tool call needs under a runtime mode, or null when it may run. */
@@ -535,10 +597,25 @@ export default async function switchyardExtension(pi: ExtensionAPI): Promise<voi
   // Approvals granted "for the session" last as long as this process (one Pi process per session).
   const sessionGrants = new Set<string>();
   pi.on("tool_call", async (event, ctx) => {
-    const prompt = approvalFor(event, bridged, readState(env[EXTENSION_ENV.stateFile]));
+    const state = readState(env[EXTENSION_ENV.stateFile]);
+    const verdict = ruleVerdict(event, bridged, state);
+    if (verdict === "deny")
+      return { block: true, reason: `The session's profile does not allow this ${event.toolName} call.` };
+    if (verdict === "allow") return undefined;
+    // An ask rule asks in every mode, each time (no grant for the session spares it).
+    const prompt =
+      verdict === "ask"
+        ? (approvalFor(event, bridged, { runtimeMode: "approval-required" }) ?? {
+            toolCallId: event.toolCallId,
+            toolName: event.toolName,
+            approvalKind: "permission" as const,
+            title: event.toolName,
+            detail: truncate(JSON.stringify(event.input ?? {})),
+          })
+        : approvalFor(event, bridged, state);
     if (prompt === null) return undefined;
     const grant = `${prompt.approvalKind}:${prompt.toolName}`;
-    if (sessionGrants.has(grant)) return undefined;
+    if (verdict !== "ask" && sessionGrants.has(grant)) return undefined;
     if (!ctx.hasUI)
       return { block: true, reason: `This session needs approval for ${prompt.toolName}, and no client can give it.` };
     const choice = await ctx.ui.select(
