@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { CommitNudge } from "./commit-feed.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
+import type { TableHost, TableSql } from "./table-sql.js";
 import { token } from "../util/di-token.js";
 
 // What the layers above need of the store, as interfaces: DI tokens resolve to these, so no
@@ -49,7 +50,9 @@ export interface OutboxEffect {
  * The durable store (`Store`): an append-only event log whose events are record upserts,
  * projections updated in the same transaction, command receipts and the outbox.
  */
-export interface EventStore {
+export interface EventStore extends TableHost {
+  /** The table modules' SQL (core/src/store/tables), on this store's connection. */
+  readonly tableSql: TableSql;
   /** The SQLite connection: for the store's own modules and tests; the layers above use the methods. */
   readonly db: Database.Database;
   /** The database file. */
