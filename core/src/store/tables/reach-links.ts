@@ -9,6 +9,8 @@ export interface ReachLinkRow {
   created_at: number;
 }
 
+const INSERT_LINK = "INSERT INTO reach_links (id, name, data, created_at) VALUES (?, ?, ?, ?)";
+
 /** The links table (migration 7). */
 export class ReachLinksTable {
   private readonly sql: TableSql;
@@ -17,18 +19,24 @@ export class ReachLinksTable {
     this.sql = host.tableSql;
   }
 
+  /** Stores a link; false, nothing written, when its name is taken already. */
+  async insert(link: ReachLinkRow): Promise<boolean> {
+    try {
+      await this.sql.run(INSERT_LINK, [link.id, link.name, link.data, link.created_at]);
+      return true;
+    } catch (error) {
+      if (this.sql.isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
   /**
    * Stores a link before it returns (its caller, `link add`, cannot await: see
    * `TableSql.runNow`); false, nothing written, when its name is taken already.
    */
   insertNow(link: ReachLinkRow): boolean {
     try {
-      this.sql.runNow("INSERT INTO reach_links (id, name, data, created_at) VALUES (?, ?, ?, ?)", [
-        link.id,
-        link.name,
-        link.data,
-        link.created_at,
-      ]);
+      this.sql.runNow(INSERT_LINK, [link.id, link.name, link.data, link.created_at]);
       return true;
     } catch (error) {
       if (this.sql.isUniqueViolation(error)) return false;
