@@ -1,4 +1,3 @@
-import type Database from "better-sqlite3";
 import type { CommitNudge } from "./commit-feed.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { TableHost, TableSql } from "./table-sql.js";
@@ -53,8 +52,6 @@ export interface OutboxEffect {
 export interface EventStore extends TableHost {
   /** The table modules' SQL (core/src/store/tables), on this store's connection. */
   readonly tableSql: TableSql;
-  /** The SQLite connection: for the store's own modules and tests; the layers above use the methods. */
-  readonly db: Database.Database;
   /** The database file. */
   readonly file: string;
   /** Whether the store is still open (a loop that outlives a closed store stops on false). */
@@ -64,8 +61,6 @@ export interface EventStore extends TableHost {
    * `data_version`): what a cache of rows another process may write (credentials) checks.
    */
   dataVersion(): number;
-  /** A prepared statement, cached by its SQL. */
-  statement(sql: string): Database.Statement;
   /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
   transaction<T>(fn: () => T): T;
   /**

@@ -1,5 +1,7 @@
 import type { EventStore } from "../ports.js";
-import { MissingStoreCapabilityError, type TableHost } from "../table-sql.js";
+import { sqliteStoreOf } from "../sqlite-only.js";
+import type { Store } from "../store.js";
+import type { TableHost } from "../table-sql.js";
 import { type SEARCHED_ITEM_KINDS, ThreadSearchIndex } from "../thread-search-index.js";
 import type { TimelineItemKind } from "../records.js";
 import type { ThreadListing } from "./threads.js";
@@ -59,18 +61,16 @@ function listingWhere(listing: ThreadListing): string {
 
 /**
  * Full-text search over a project's threads (SQLite only: on PostgreSQL it is refused with
- * {@link MissingStoreCapabilityError} until its `tsvector` index exists) (migration 31's FTS5 indexes of titles and message
+ * `MissingStoreCapabilityError` until its `tsvector` index exists) (migration 31's FTS5 indexes of titles and message
  * text, kept from a watermark by ThreadSearchIndex). Deleted threads are never found: the live
  * threads are joined at query time, whatever the index still holds.
  */
 export class ThreadSearchTable {
-  private readonly store: EventStore;
+  private readonly store: Store;
 
   constructor(host: TableHost) {
     // The index (ThreadSearchIndex) is SQLite's FTS5, kept through the SQLite store itself.
-    if (host.tableSql.dialect !== "sqlite" || !isSqliteStore(host))
-      throw new MissingStoreCapabilityError("full-text thread search", host.tableSql.dialect);
-    this.store = host;
+    this.store = sqliteStoreOf(host as EventStore, "full-text thread search");
   }
 
   /**
@@ -112,8 +112,4 @@ export class ThreadSearchTable {
       LIMIT ? OFFSET ?`;
     return this.store.statement(sql).all(match, projectId, match, projectId, limit, offset) as ThreadSearchHit[];
   }
-}
-
-function isSqliteStore(host: TableHost): host is TableHost & EventStore {
-  return "statement" in host && typeof (host as { statement?: unknown }).statement === "function";
 }

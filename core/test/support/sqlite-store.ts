@@ -1,0 +1,11 @@
+import type { EventStore } from "../../src/store/ports.js";
+import { sqliteStoreOf } from "../../src/store/sqlite-only.js";
+import type { Store } from "../../src/store/store.js";
+
+/**
+ * The SQLite store behind a host's or engine's port, for a test's fixtures and assertions on
+ * its connection (`db`, `statement()`), which the port no longer carries.
+ */
+export function sqliteStore(store: EventStore): Store {
+  return sqliteStoreOf(store, "a test's SQLite connection");
+}
