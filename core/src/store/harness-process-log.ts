@@ -1,6 +1,5 @@
 import { type EventStore, type HarnessProcessLedger, StoreToken } from "./ports.js";
-import { sqliteStoreOf } from "./sqlite-only.js";
-import type { Store } from "./store.js";
+import { type SqliteEventStore, sqliteStoreOf } from "./sqlite-only.js";
 import { processStartTime } from "../util/process-start-time.js";
 import { inject, injectable } from "tsyringe";
 
@@ -10,7 +9,7 @@ import { inject, injectable } from "tsyringe";
  */
 @injectable()
 export class HarnessProcessLog implements HarnessProcessLedger {
-  private readonly store: Store;
+  private readonly store: SqliteEventStore;
 
   // A synchronous ledger (a harness starts and exits outside any await): SQLite's for now.
   constructor(@inject(StoreToken) store: EventStore) {

@@ -1,7 +1,6 @@
 import type Database from "better-sqlite3";
 import type { EventStore } from "./ports.js";
-import { sqliteStoreOf } from "./sqlite-only.js";
-import type { Store } from "./store.js";
+import { type SqliteEventStore, sqliteStoreOf } from "./sqlite-only.js";
 import type { EntityName } from "./records.js";
 
 /**
@@ -100,7 +99,7 @@ export interface ThreadSearchCatchUp {
  * forgotten thread's or item's rows at once (forgotten text must not outlive its record).
  */
 export class ThreadSearchIndex {
-  private readonly store: Store;
+  private readonly store: SqliteEventStore;
 
   // FTS5 is SQLite's: PostgreSQL's search will be its own (tsvector).
   constructor(store: EventStore) {

@@ -1,6 +1,5 @@
 import type { EventStore } from "../ports.js";
-import { sqliteStoreOf } from "../sqlite-only.js";
-import type { Store } from "../store.js";
+import { type SqliteEventStore, sqliteStoreOf } from "../sqlite-only.js";
 import type { TableHost } from "../table-sql.js";
 import { type SEARCHED_ITEM_KINDS, ThreadSearchIndex } from "../thread-search-index.js";
 import type { TimelineItemKind } from "../records.js";
@@ -66,7 +65,7 @@ function listingWhere(listing: ThreadListing): string {
  * threads are joined at query time, whatever the index still holds.
  */
 export class ThreadSearchTable {
-  private readonly store: Store;
+  private readonly store: SqliteEventStore;
 
   constructor(host: TableHost) {
     // The index (ThreadSearchIndex) is SQLite's FTS5, kept through the SQLite store itself.
