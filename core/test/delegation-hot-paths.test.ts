@@ -11,6 +11,7 @@ import { EventWaiter } from "../src/services/event-waiter.js";
 import { environmentId } from "../src/store/settings.js";
 import { JumpClock } from "./support/jump-clock.js";
 import { startTestHost, type TestHost } from "./support/test-host.js";
+import { sqliteStore } from "./support/sqlite-store.js";
 
 describe("delegation hot paths", () => {
   const clock = new JumpClock();
@@ -21,7 +22,11 @@ describe("delegation hot paths", () => {
   afterAll(async () => env.cleanup());
 
   const plan = (sql: string, ...params: unknown[]) =>
-    (env.host.store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+    (
+      sqliteStore(env.host.store)
+        .db.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...params) as { detail: string }[]
+    )
       .map((row) => row.detail)
       .join("; ");
 
@@ -95,8 +100,8 @@ describe("delegation hot paths", () => {
       creationSource: "cli",
     });
     expect(
-      env.host.store.db
-        .prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'thread' AND entity_id = ?")
+      sqliteStore(env.host.store)
+        .db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'thread' AND entity_id = ?")
         .get(thread.id),
     ).toEqual({ n: 1 });
   });
@@ -110,11 +115,11 @@ describe("delegation hot paths", () => {
     // Another connection holds the write lock: a write would fail at once with busy_timeout 0.
     const other = new Database(store.file);
     other.exec("BEGIN IMMEDIATE");
-    store.db.pragma("busy_timeout = 0");
+    sqliteStore(store).db.pragma("busy_timeout = 0");
     try {
       expect(environmentId(store)).toBe(id);
     } finally {
-      store.db.pragma("busy_timeout = 5000");
+      sqliteStore(store).db.pragma("busy_timeout = 5000");
       other.exec("ROLLBACK");
       other.close();
     }
@@ -125,7 +130,7 @@ describe("delegation hot paths", () => {
     const { id, token } = registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
     const lastUsed = () =>
       (
-        env.host.store.db.prepare("SELECT last_used_at FROM mcp_credentials WHERE id = ?").get(id) as {
+        sqliteStore(env.host.store).db.prepare("SELECT last_used_at FROM mcp_credentials WHERE id = ?").get(id) as {
           last_used_at: number;
         }
       ).last_used_at;

@@ -20,6 +20,7 @@ import { EngineChild } from "./support/engine-child.js";
 import { untilGatesReached } from "./support/gates.js";
 import { afterMicrotasks } from "./support/until.js";
 import { startTestHost, type TestHost } from "./support/test-host.js";
+import { sqliteStore } from "./support/sqlite-store.js";
 
 describe("adapter events of one tick", () => {
   let env: TestHost;
@@ -49,7 +50,7 @@ describe("adapter events of one tick", () => {
     const ingestor = resolve(env.host.container, TOKENS.ProviderEventIngestor);
     const batches: { events: readonly StoredEvent[]; inTransaction: boolean }[] = [];
     const unsubscribe = env.host.engine.onEvents((events) =>
-      batches.push({ events, inTransaction: env.host.store.db.inTransaction }),
+      batches.push({ events, inTransaction: sqliteStore(env.host.store).db.inTransaction }),
     );
     try {
       const turnId = attempt.id;
@@ -123,7 +124,9 @@ describe("adapter events of one tick", () => {
       expect(heardItems).toEqual(["before", "after"]);
       // The log holds exactly what the projections do.
       expect(
-        env.host.store.db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity_id LIKE ?").get(`%:message:broken`),
+        sqliteStore(env.host.store)
+          .db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity_id LIKE ?")
+          .get(`%:message:broken`),
       ).toEqual({ n: 0 });
       // Alone in its tick (its own transaction, no savepoint) it fails the same way, and the next tick goes on.
       ingestor.ingest(threadId, attempt.providerSessionId, {
@@ -144,8 +147,8 @@ describe("adapter events of one tick", () => {
         heard.filter((event) => event.entity === "item").map((event) => (event.record as { text: string }).text),
       ).toEqual(["before", "after", "later"]);
       expect(
-        env.host.store.db
-          .prepare("SELECT COUNT(*) AS n FROM events WHERE entity_id LIKE ?")
+        sqliteStore(env.host.store)
+          .db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity_id LIKE ?")
           .get(`%:message:broken-alone`),
       ).toEqual({ n: 0 });
     } finally {

@@ -9,6 +9,7 @@ import { MIGRATIONS } from "../src/store/migrations.js";
 import type { EngineReaction } from "../src/engine/engine-reaction.js";
 import { DelegationSaga } from "../src/services/delegation/delegation-saga.js";
 import { startTestHost, type TestHost } from "./support/test-host.js";
+import { sqliteStore } from "./support/sqlite-store.js";
 
 describe("store and engine", () => {
   let t: TestHost | null = null;
@@ -64,7 +65,7 @@ describe("store and engine", () => {
     await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
     const snapshot = () =>
       ["threads", "runs", "attempts", "items", "projects", "nodes"].map((table) =>
-        t!.host.store.db.prepare(`SELECT * FROM ${table} ORDER BY id`).all(),
+        sqliteStore(t!.host.store).db.prepare(`SELECT * FROM ${table} ORDER BY id`).all(),
       );
     // In one turn of the store's writers: the host's own work after the run (a transaction that
     // awaits) may not land between the snapshot and the rebuild, and a write beside it is refused.

@@ -100,7 +100,7 @@ export class BootReconciler implements Reconciler {
         closedSessions += 1;
       }
       // No session is open any more: no credential may outlive the one it was issued for.
-      const revokedCredentials = this.credentials.revokeCredentialsOfClosedSessions();
+      const revokedCredentials = await this.credentials.revokeCredentialsOfClosedSessions();
       let expiredRequests = 0;
       for (const request of await ctx.select("runtimeRequest", "status = 'pending'")) {
         await resolveRuntimeRequest(ctx, request, "expired", null);

@@ -1,3 +1,4 @@
+import type { TableModule } from "../store/table-sql.js";
 import type { EventStore } from "../store/ports.js";
 import { environmentId } from "../store/settings.js";
 import type { ProjectionReader } from "./projection-reader.js";
@@ -112,7 +113,7 @@ export class CommandContext implements ProjectionReader {
    * A table of the store (core/src/store/tables) over this command's transaction, for the
    * reads and writes that are not records' upserts (timeline positions, reach rows, totals).
    */
-  table<T>(open: new (store: EventStore) => T): T {
+  table<T>(open: TableModule<T>): T {
     return new open(this.store);
   }
 

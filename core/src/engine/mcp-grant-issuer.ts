@@ -33,7 +33,7 @@ export interface McpGrantIssuer {
    * sessions of a dead process were closed; shutdown, after closing them). Returns how many.
    * Synchronous: inside a command's transaction (boot), or in the store's turn (`writeAsync`).
    */
-  revokeCredentialsOfClosedSessions(): number;
+  revokeCredentialsOfClosedSessions(): Promise<number>;
 }
 
 /** DI token: `McpSessionRegistry`, as the engine issues and revokes session credentials through it. */

@@ -1,3 +1,4 @@
+import type { TableModule } from "../store/table-sql.js";
 import type { EventStore } from "../store/ports.js";
 import type { EntityName, EntityRecords } from "../store/records.js";
 
@@ -21,7 +22,7 @@ export interface ProjectionReader {
   /** Whether a record matches a WHERE clause. */
   exists(entity: EntityName, where: string, params?: readonly unknown[]): Promise<boolean>;
   /** A table of the store (core/src/store/tables), for reads that are not records'. */
-  table<T>(open: new (store: EventStore) => T): T;
+  table<T>(open: TableModule<T>): T;
 }
 
 /** A {@link ProjectionReader} over a store, for code outside a command (views, schedulers). */

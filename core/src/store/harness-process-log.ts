@@ -1,4 +1,5 @@
 import { type EventStore, type HarnessProcessLedger, StoreToken } from "./ports.js";
+import { type SqliteEventStore, sqliteStoreOf } from "./sqlite-only.js";
 import { processStartTime } from "../util/process-start-time.js";
 import { inject, injectable } from "tsyringe";
 
@@ -8,7 +9,12 @@ import { inject, injectable } from "tsyringe";
  */
 @injectable()
 export class HarnessProcessLog implements HarnessProcessLedger {
-  constructor(@inject(StoreToken) private readonly store: EventStore) {}
+  private readonly store: SqliteEventStore;
+
+  // A synchronous ledger (a harness starts and exits outside any await): SQLite's for now.
+  constructor(@inject(StoreToken) store: EventStore) {
+    this.store = sqliteStoreOf(store, "synchronous harness process log");
+  }
 
   started(pid: number, label: string): void {
     const startedAt = new Date().toISOString();

@@ -1,6 +1,6 @@
-import type Database from "better-sqlite3";
 import type { CommitNudge } from "./commit-feed.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
+import type { TableHost, TableSql } from "./table-sql.js";
 import { token } from "../util/di-token.js";
 
 // What the layers above need of the store, as interfaces: DI tokens resolve to these, so no
@@ -49,9 +49,9 @@ export interface OutboxEffect {
  * The durable store (`Store`): an append-only event log whose events are record upserts,
  * projections updated in the same transaction, command receipts and the outbox.
  */
-export interface EventStore {
-  /** The SQLite connection: for the store's own modules and tests; the layers above use the methods. */
-  readonly db: Database.Database;
+export interface EventStore extends TableHost {
+  /** The table modules' SQL (core/src/store/tables), on this store's connection. */
+  readonly tableSql: TableSql;
   /** The database file. */
   readonly file: string;
   /** Whether the store is still open (a loop that outlives a closed store stops on false). */
@@ -61,8 +61,6 @@ export interface EventStore {
    * `data_version`): what a cache of rows another process may write (credentials) checks.
    */
   dataVersion(): number;
-  /** A prepared statement, cached by its SQL. */
-  statement(sql: string): Database.Statement;
   /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
   transaction<T>(fn: () => T): T;
   /**

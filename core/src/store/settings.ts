@@ -1,8 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { EventStore } from "./ports.js";
+import { sqliteStoreOf } from "./sqlite-only.js";
 
 /** Reads a setting, creating it with `initial()` the first time (atomically). */
-export function settingOrCreate(store: EventStore, key: string, initial: () => string): string {
+export function settingOrCreate(port: EventStore, key: string, initial: () => string): string {
+  // Synchronous (hot paths read it without awaiting): SQLite's until the callers await.
+  const store = sqliteStoreOf(port, "synchronous settings");
   // Read first: the insert is a write transaction of its own, and this runs on hot paths (every
   // thread link names the environment id), many times per delegation.
   const read = () =>

@@ -9,6 +9,7 @@ import { CommittedRows } from "./committed-rows.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxAgenda, OutboxEffect, RecordUpsert } from "./ports.js";
+import type { TableSql } from "./table-sql.js";
 import { forgetSearchRows, THREAD_SEARCH_STALE_SQL } from "./thread-search-index.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import { type BufferedRow, EventInserts, type FlushWriter, RowUpserts, WriteBuffer } from "./write-buffer.js";
@@ -206,6 +207,26 @@ export class Store implements EventStore {
 
   /** How long a write waits for the write lock before failing with `store_busy`. */
   readonly busyTimeoutMs: number;
+
+  /**
+   * The table modules' SQL, through {@link statement}: the prepared-statement cache, the open
+   * transaction (its buffered writes flushed first) or, from outside an open asynchronous one,
+   * the committed reader. Each statement runs in the caller's turn, before its promise returns.
+   */
+  readonly tableSql: TableSql = {
+    dialect: "sqlite",
+    all: async <Row>(sql: string, params: readonly unknown[] = []) => this.statement(sql).all(...params) as Row[],
+    get: async <Row>(sql: string, params: readonly unknown[] = []) =>
+      this.statement(sql).get(...params) as Row | undefined,
+    run: async (sql: string, params: readonly unknown[] = []) => ({
+      changes: this.statement(sql).run(...params).changes,
+    }),
+    runNow: (sql: string, params: readonly unknown[] = []) => ({ changes: this.statement(sql).run(...params).changes }),
+    isUniqueViolation: (error: unknown) => {
+      const code = (error as { code?: unknown } | null)?.code;
+      return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+    },
+  };
 
   /**
    * The connection itself, for tests and fixtures. Rows written through it would not reach the

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { EventStore } from "./ports.js";
+import { type SqliteEventStore, sqliteStoreOf } from "./sqlite-only.js";
 import type { EntityName } from "./records.js";
 
 /**
@@ -98,7 +99,12 @@ export interface ThreadSearchCatchUp {
  * forgotten thread's or item's rows at once (forgotten text must not outlive its record).
  */
 export class ThreadSearchIndex {
-  constructor(private readonly store: EventStore) {}
+  private readonly store: SqliteEventStore;
+
+  // FTS5 is SQLite's: PostgreSQL's search will be its own (tsvector).
+  constructor(store: EventStore) {
+    this.store = sqliteStoreOf(store, "full-text thread search");
+  }
 
   /** Whether events the index has not seen exist, or a rebuild is due: one statement. */
   behind(): boolean {

@@ -4,6 +4,7 @@ import type { McpLab } from "../support/mcp-lab.js";
 import { ok, type ApiClient, type FailureBody } from "../support/api-client.js";
 import { apiClientFor, startApiLab } from "../support/api-lab.js";
 import { callTool, connectMcp } from "../support/mcp-client.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 /**
  * The approval round trip: an approval-required child asks; only a token with the approve verb
@@ -192,8 +193,8 @@ describe("approvals through the API", () => {
     if (!("scope" in resolved)) throw new Error("the agent's token did not resolve");
     expect([...resolved.scope.capabilities].sort()).toEqual(["orchestration:operate", "orchestration:read"]);
     // A row edited by hand (or by a bug) to hold approve still resolves without it.
-    lab.host.store.db
-      .prepare(
+    sqliteStore(lab.host.store)
+      .db.prepare(
         "UPDATE mcp_credentials SET data = json_set(data, '$.capabilities', json('[\"orchestration:read\",\"orchestration:operate\",\"orchestration:approve\"]')) WHERE kind = 'provider_session' AND thread_id = ?",
       )
       .run(agent.threadId);

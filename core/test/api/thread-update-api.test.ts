@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpLab } from "../support/mcp-lab.js";
 import { failure, ok, type ApiClient } from "../support/api-client.js";
 import { FULL_ACCESS_CEILING, startApiLab } from "../support/api-lab.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 /** POST /threads/{threadId}/update: t3_thread_update over the HTTP API, and the event that tells the UI. */
 describe("HTTP API: updating a thread's title", () => {
@@ -26,7 +27,9 @@ describe("HTTP API: updating a thread's title", () => {
     );
     const threadId = created.threads[0].thread.threadId as string;
     await ok(operator.get(`/threads/${threadId}/wait`));
-    const before = lab.host.store.db.prepare("SELECT MAX(sequence) AS latest FROM events").get() as { latest: number };
+    const before = sqliteStore(lab.host.store).db.prepare("SELECT MAX(sequence) AS latest FROM events").get() as {
+      latest: number;
+    };
 
     const renamed = await ok(
       operator.post(

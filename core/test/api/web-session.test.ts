@@ -8,6 +8,7 @@ import { ApiClient, type ApiAnswer, type FailureBody } from "../support/api-clie
 import { selfSignedTlsIdentity } from "../../src/transports/http/tls-identity.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { SseClient, type RefusedStream } from "../support/sse-client.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 /** A signed-in browser: the cookie it sends (name=value) and the page secret its page holds. */
 interface Browser {
@@ -124,7 +125,10 @@ describe("web UI sessions through the API router", () => {
     expect(session.text).not.toContain(pageSecret);
     expect(Object.keys(session.body as object).sort()).toEqual(["ceiling", "expiresAt", "projects", "verbs"]);
     // Only hashes are stored.
-    const rows = lab.host.store.db.prepare("SELECT * FROM web_sessions").all() as Record<string, unknown>[];
+    const rows = sqliteStore(lab.host.store).db.prepare("SELECT * FROM web_sessions").all() as Record<
+      string,
+      unknown
+    >[];
     expect(JSON.stringify(rows)).not.toContain(browser.cookie.split("=")[1]!);
     expect(JSON.stringify(rows)).not.toContain(pageSecret);
   });
@@ -250,7 +254,9 @@ describe("web UI sessions through the API router", () => {
     expect([again.status, (again.body as FailureBody).error.details.reason]).toEqual([401, "code_used"]);
 
     const stale = sessions.issueCode(issued.id);
-    lab.host.store.db.prepare("UPDATE web_sessions SET expires_at = 0 WHERE kind = 'code' AND ended_at IS NULL").run();
+    sqliteStore(lab.host.store)
+      .db.prepare("UPDATE web_sessions SET expires_at = 0 WHERE kind = 'code' AND ended_at IS NULL")
+      .run();
     expect(((await signIn({ code: stale.code })).body as FailureBody).error.details.reason).toBe("expired");
 
     const browser = { cookie: cookieOf(first), pageSecret: (first.body as { pageSecret: string }).pageSecret };
@@ -272,8 +278,8 @@ describe("web UI sessions through the API router", () => {
 
     const second = await signedIn({ token: issue(["orchestration:read"]).token });
     const secondId = (
-      lab.host.store.db
-        .prepare(
+      sqliteStore(lab.host.store)
+        .db.prepare(
           "SELECT credential_id FROM web_sessions WHERE kind = 'session' ORDER BY created_at DESC, rowid DESC LIMIT 1",
         )
         .get() as { credential_id: string }

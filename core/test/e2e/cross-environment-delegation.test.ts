@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqliteStore } from "../support/sqlite-store.js";
 import {
   createCodexHome,
   createPiHome,
@@ -68,7 +69,7 @@ describe("delegation across environments end to end (real Codex on A, real Pi on
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.summary).toContain("Hello from Pi on the other machine");
     // The child is a Pi thread on B, with its parent on A.
-    const remote = a.host.store
+    const remote = sqliteStore(a.host.store)
       .statement("SELECT remote_task_id, data FROM reach_remote_tasks WHERE parent_thread_id = ?")
       .all(threadId) as { remote_task_id: string; data: string }[];
     expect(remote).toHaveLength(1);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqliteStore } from "../support/sqlite-store.js";
 import {
   createCodexHome,
   createOpenCodeHome,
@@ -177,8 +178,8 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
     for (const { env } of servers) {
       const session = sessions.find((s) => s.id === env["SWITCHYARD_OPENCODE_PROVIDER_SESSION"]);
       if (session === undefined) continue;
-      const credential = lab.host.store.db
-        .prepare(
+      const credential = sqliteStore(lab.host.store)
+        .db.prepare(
           "SELECT thread_id AS threadId, provider_session_id AS providerSessionId FROM mcp_credentials WHERE token_hash = ?",
         )
         .get(createHash("sha256").update(env[TOKEN_ENV]!).digest("hex")) as

@@ -15,6 +15,7 @@ import {
   type PiHome,
   type RecordedRequest,
 } from "@switchyard/testkit";
+import { sqliteStore } from "../support/sqlite-store.js";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import type { DelegateTaskResult } from "../../src/services/delegation/task-view.js";
 import type { DelegatedTaskRecord } from "../../src/store/records.js";
@@ -42,6 +43,7 @@ const PI_PLUGIN = fileURLToPath(new URL("../../../plugins/pi", import.meta.url))
  */
 const LOOP_SCRIPT = `
 import { writeFileSync } from "node:fs";
+import { sqliteStore } from "../support/sqlite-store.js";
 const url = process.argv[2];
 writeFileSync(process.argv[3], String(process.pid));
 const body = JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "background loop" }] });
@@ -190,7 +192,9 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
       }));
       const routes: Record<string, number> = {};
       for (const request of server.requests) routes[request.route ?? "-"] = (routes[request.route ?? "-"] ?? 0) + 1;
-      const harnesses = lab.host.store.statement("SELECT pid, label, started_at FROM harness_processes").all();
+      const harnesses = sqliteStore(lab.host.store)
+        .statement("SELECT pid, label, started_at FROM harness_processes")
+        .all();
       throw new Error(
         `${error.message}; loop requests ${counts}; loops alive ${JSON.stringify(alive)}; requests by route ${JSON.stringify(routes)}; harnesses ${JSON.stringify(harnesses)}; ${JSON.stringify(commands)}`,
       );
@@ -201,7 +205,7 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
     const loops = processesRunning(loopScript);
     expect(loops).toHaveLength(4);
     const harnessLeaders = (
-      lab.host.store.statement("SELECT pid FROM harness_processes").all() as { pid: number }[]
+      sqliteStore(lab.host.store).statement("SELECT pid FROM harness_processes").all() as { pid: number }[]
     ).map((row) => row.pid);
     for (const loop of loops) {
       expect(harnessLeaders).not.toContain(loop.pgid);

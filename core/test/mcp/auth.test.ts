@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ThreadQueryService } from "../../src/services/thread-query-service.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 /** A raw HTTP POST to the endpoint, for what MCP clients never send. */
 function post(
@@ -96,9 +97,9 @@ describe("MCP authentication and authorization", () => {
 
   it("stores only a hash of each token", async () => {
     const { token } = lab.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:read"] });
-    const rows = lab.host.store.db.prepare("SELECT * FROM mcp_credentials").all();
+    const rows = sqliteStore(lab.host.store).db.prepare("SELECT * FROM mcp_credentials").all();
     expect(JSON.stringify(rows)).not.toContain(token);
-    const events = lab.host.store.db.prepare("SELECT data FROM events").all();
+    const events = sqliteStore(lab.host.store).db.prepare("SELECT data FROM events").all();
     expect(JSON.stringify(events)).not.toContain("sy_");
   });
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { sqliteStore } from "../support/sqlite-store.js";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { EngineChild } from "../support/engine-child.js";
 import { untilGatesReached } from "../support/gates.js";
@@ -56,7 +57,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
 
   /** The sequence of the first event that wrote a record in the given state. */
   function firstSequence<R>(entity: "run" | "delegatedTask", id: string, state: (record: R) => boolean): number {
-    const rows = store()
+    const rows = sqliteStore(store())
       .db.prepare("SELECT sequence, data FROM events WHERE entity = ? AND entity_id = ? ORDER BY sequence")
       .all(entity, id) as { sequence: number; data: string }[];
     const found = rows.find((row) => state(JSON.parse(row.data) as R));

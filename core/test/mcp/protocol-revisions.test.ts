@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqliteStore } from "../support/sqlite-store.js";
 import { LiveWaits } from "../../src/services/live-waits.js";
 import { ReachGrants } from "../../src/services/reach/reach-grants.js";
 import type { DelegateTaskResult } from "../../src/services/delegation/task-view.js";
@@ -234,7 +235,7 @@ describe.each(REVISIONS)("MCP %s, through the real endpoint", (revision) => {
     expect(
       await peer.call("delegate_task", { task: "@@reply no", target: { providerInstanceId: "beta" } }),
     ).toMatchObject({ ok: false, code: "capability_denied" });
-    const audited = lab.host.store
+    const audited = sqliteStore(lab.host.store)
       .statement("SELECT tool, outcome FROM reach_audit WHERE grant_id = ? ORDER BY id")
       .all(issued.grant.id);
     expect(audited).toEqual([

@@ -6,6 +6,7 @@ import { RemoteTasks, remoteResultMessageId } from "../../src/services/reach/rem
 import { isOrchestratorFailure } from "../../src/engine/orchestrator-failure.js";
 import { stopThread } from "../../src/engine/task-stop.js";
 import { McpLab } from "../support/mcp-lab.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 /**
  * The two halves of a delegation across environments on real stores: the side that runs the
@@ -30,7 +31,9 @@ describe("tasks across environments", () => {
     return value as T;
   };
   const outboxRows = () =>
-    lab.host.store.statement("SELECT task_id, result, finished_at, acked_at FROM reach_foreign_tasks").all() as {
+    sqliteStore(lab.host.store)
+      .statement("SELECT task_id, result, finished_at, acked_at FROM reach_foreign_tasks")
+      .all() as {
       task_id: string;
       result: string | null;
       finished_at: number | null;

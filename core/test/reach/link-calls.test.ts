@@ -15,6 +15,7 @@ import type { RuntimeMode } from "../../src/spec/index.js";
 import { JumpClock } from "../support/jump-clock.js";
 import { runCli } from "../support/cli.js";
 import { McpLab } from "../support/mcp-lab.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 /** The structured result of a tool call that must have succeeded. */
 function ok<T = Record<string, unknown>>(result: CallToolResult): T {
@@ -426,8 +427,8 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
     });
     expect(api.status).toBe(401);
     const rows = [
-      ...a.host.store.statement("SELECT * FROM reach_audit").all(),
-      ...b.host.store.statement("SELECT * FROM reach_audit").all(),
+      ...sqliteStore(a.host.store).statement("SELECT * FROM reach_audit").all(),
+      ...sqliteStore(b.host.store).statement("SELECT * FROM reach_audit").all(),
     ];
     expect(rows.length).toBeGreaterThan(10);
     expect(JSON.stringify(rows)).not.toMatch(/sy_link_/);

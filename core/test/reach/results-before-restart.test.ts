@@ -5,6 +5,7 @@ import type { RemoteTaskData } from "../../src/services/reach/remote-task-rows.j
 import type { RunRecord } from "../../src/store/records.js";
 import { mustCall } from "../support/mcp-client.js";
 import { McpLab, defaultProviders } from "../support/mcp-lab.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 /** A provider that can stop a turn and queue messages, but neither steer nor restart a turn. */
 function stopOnlyProvider(gateDir: string) {
@@ -65,8 +66,8 @@ describe("linked-environment results before a restart send", () => {
   }
   /** The sequence of the event that first wrote the run as starting, on A. */
   function startSequence(runId: string): number {
-    const rows = a.host.store.db
-      .prepare("SELECT sequence, data FROM events WHERE entity = 'run' AND entity_id = ? ORDER BY sequence")
+    const rows = sqliteStore(a.host.store)
+      .db.prepare("SELECT sequence, data FROM events WHERE entity = 'run' AND entity_id = ? ORDER BY sequence")
       .all(runId) as { sequence: number; data: string }[];
     const found = rows.find((row) => (JSON.parse(row.data) as RunRecord).status === "starting");
     if (found === undefined) throw new Error(`run ${runId} never started`);
@@ -76,7 +77,7 @@ describe("linked-environment results before a restart send", () => {
     runsOf(threadId).every((run) => ["completed", "failed", "cancelled", "interrupted"].includes(run.status));
   /** A's receipt of the task's result, once it is here. */
   const received = (taskId: string) => {
-    const row = a.host.store
+    const row = sqliteStore(a.host.store)
       .statement("SELECT data, received_at FROM reach_remote_tasks WHERE link_name = 'b' AND remote_task_id = ?")
       .get(taskId) as { data: string; received_at: number | null } | undefined;
     return row?.received_at != null ? (JSON.parse(row.data) as RemoteTaskData) : null;

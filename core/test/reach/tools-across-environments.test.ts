@@ -4,6 +4,7 @@ import { ReachLinks } from "../../src/services/reach/reach-links.js";
 import { RemoteTasks } from "../../src/services/reach/remote-tasks.js";
 import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 /**
  * Two real Switchyard servers on 127.0.0.2 and 127.0.0.3 (each its own home, store, scripted
@@ -163,7 +164,9 @@ describe("tools across environments", () => {
       "the acknowledgement",
       () =>
         (
-          b.host.store.statement("SELECT acked_at FROM reach_foreign_tasks WHERE task_id = ?").get(started.taskId) as {
+          sqliteStore(b.host.store)
+            .statement("SELECT acked_at FROM reach_foreign_tasks WHERE task_id = ?")
+            .get(started.taskId) as {
             acked_at: number | null;
           }
         ).acked_at !== null,
@@ -269,7 +272,9 @@ describe("tools across environments", () => {
     });
     expect(b.host.store.count("thread", "1 = 1", [])).toBe(threadsOnB);
     expect(
-      a.host.store.statement("SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE link_name = 'b-reader'").get(),
+      sqliteStore(a.host.store)
+        .statement("SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE link_name = 'b-reader'")
+        .get(),
     ).toEqual({ n: 0 });
 
     // A link to a port nothing listens on.
@@ -365,7 +370,7 @@ describe("tools across environments", () => {
     // The result arrives (as interrupted) but is not delivered on its own: the parent asked for the stop.
     const receivedAt = () =>
       (
-        a.host.store
+        sqliteStore(a.host.store)
           .statement("SELECT received_at FROM reach_remote_tasks WHERE remote_task_id = ?")
           .get(started.taskId) as { received_at: number | null } | undefined
       )?.received_at ?? null;
@@ -460,7 +465,9 @@ describe("tools across environments", () => {
       "the acknowledgement",
       () =>
         (
-          b.host.store.statement("SELECT acked_at FROM reach_foreign_tasks WHERE task_id = ?").get(asked.taskId) as {
+          sqliteStore(b.host.store)
+            .statement("SELECT acked_at FROM reach_foreign_tasks WHERE task_id = ?")
+            .get(asked.taskId) as {
             acked_at: number | null;
           }
         ).acked_at !== null,

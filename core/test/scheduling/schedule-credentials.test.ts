@@ -8,6 +8,7 @@ import { McpLab } from "../support/mcp-lab.js";
 import { httpRequest } from "../support/http-request.js";
 import { JumpClock } from "../support/jump-clock.js";
 import { until } from "../support/until.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 type Task = {
   scheduledTaskId: string;
@@ -230,7 +231,9 @@ describe("scheduled tasks never outlive the credential that made them", () => {
       },
     });
     expect(
-      lab.host.store.db.prepare("SELECT authority_id FROM scheduled_tasks WHERE id = ?").get(made.scheduledTaskId),
+      sqliteStore(lab.host.store)
+        .db.prepare("SELECT authority_id FROM scheduled_tasks WHERE id = ?")
+        .get(made.scheduledTaskId),
     ).toEqual({ authority_id: null });
     // The scheduler's next look (at start, then every few minutes) pauses it.
     clock.advance(6 * 60_000);

@@ -9,6 +9,7 @@ import { McpLab } from "../support/mcp-lab.js";
 import { httpRequest } from "../support/http-request.js";
 import { JumpClock } from "../support/jump-clock.js";
 import { until } from "../support/until.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 type Task = {
   scheduledTaskId: string;
@@ -183,8 +184,8 @@ describe("trigger retention", () => {
     lab.host.store.select("scheduledTrigger", "task_id = ?", [id], "ORDER BY created_at, rowid").map((t) => t.id);
   const eventsOf = (triggerId: string) =>
     (
-      lab.host.store.db
-        .prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'scheduledTrigger' AND entity_id = ?")
+      sqliteStore(lab.host.store)
+        .db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'scheduledTrigger' AND entity_id = ?")
         .get(triggerId) as { n: number }
     ).n;
   const receiptOf = (triggerId: string) => lab.host.store.getReceipt(`cmd:scheduled_task.webhook:${triggerId}`);

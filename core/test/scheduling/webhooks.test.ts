@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { httpRequest } from "../support/http-request.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 type Trigger = {
   triggerId: string;
@@ -231,7 +232,7 @@ describe("webhook tasks over real HTTP", () => {
     const unsigned = await httpRequest(task.webhookUrl!, { body });
     expect(unsigned.status).toBe(401);
 
-    lab.host.store.db.pragma("wal_checkpoint(TRUNCATE)");
+    sqliteStore(lab.host.store).db.pragma("wal_checkpoint(TRUNCATE)");
     const files = readdirSync(lab.t.home).filter((name) => name.startsWith("switchyard.db"));
     expect(files.length).toBeGreaterThan(0);
     for (const name of files) {

@@ -179,7 +179,7 @@ describe("reach tasks' filtered fields as indexed columns (migration 30)", () =>
     try {
       const remoteTasks = new ReachRemoteTasksTable(store);
       const key = { linkName: "mac", remoteTaskId: "task:1" };
-      remoteTasks.insert(
+      await remoteTasks.insert(
         { ...key, parentThreadId: "parent", rootThreadId: "root", createdAt: 1 },
         { environmentId: "env_mac", parentRunId: "run-a", title: "kept in the JSON" },
       );
@@ -187,7 +187,7 @@ describe("reach tasks' filtered fields as indexed columns (migration 30)", () =>
       expect(await remoteTasks.countOfTree("root")).toBe(1);
       expect(await remoteTasks.linkOfEnvironment("env_mac")).toBe("mac");
       // The other side's own id learned later: the column follows the JSON.
-      remoteTasks.update(
+      await remoteTasks.update(
         key,
         { environmentId: "env_mac_own", parentRunId: "run-a" },
         { receivedAt: 7, deliveredAt: null },
@@ -202,16 +202,16 @@ describe("reach tasks' filtered fields as indexed columns (migration 30)", () =>
 
       const foreignTasks = new ReachForeignTasksTable(store);
       const parent = { environmentId: "env_a", threadId: "t", runId: "run-a", rootThreadId: "root-a" };
-      foreignTasks.insert(
+      await foreignTasks.insert(
         { taskId: "f:1", grantId: "grant", childThreadId: "c", childRunId: "r", createdAt: 1 },
         { parent, cancelRequestedAt: null },
       );
       expect(await foreignTasks.countUnfinishedOfParentRun("env_a", "run-a")).toBe(1);
       expect(await foreignTasks.countOfParentTree("env_a", "root-a")).toBe(1);
-      foreignTasks.updateData("f:1", { parent: { ...parent, runId: "run-b" }, cancelRequestedAt: "now" });
+      await foreignTasks.updateData("f:1", { parent: { ...parent, runId: "run-b" }, cancelRequestedAt: "now" });
       expect(await foreignTasks.countUnfinishedOfParentRun("env_a", "run-a")).toBe(0);
       expect(await foreignTasks.countUnfinishedOfParentRun("env_a", "run-b")).toBe(1);
-      foreignTasks.finish("f:1", { taskId: "f:1", status: "completed" }, 3);
+      await foreignTasks.finish("f:1", { taskId: "f:1", status: "completed" }, 3);
       expect(await foreignTasks.countUnfinishedOfParentRun("env_a", "run-b")).toBe(0);
       expect(await foreignTasks.countOfParentTree("env_a", "root-a")).toBe(1);
       expect((await foreignTasks.unacknowledged("grant", 10)).map((row) => row.task_id)).toEqual(["f:1"]);

@@ -27,6 +27,7 @@ import type { TreeUsage } from "../../src/services/usage/usage-service.js";
 import { ApiClient, ok } from "../support/api-client.js";
 import { JumpClock } from "../support/jump-clock.js";
 import { connectMcp, mustCall } from "../support/mcp-client.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 
 // Usage and budgets through real harnesses: a Codex root (app-server; codex-exec for its own
 // test), Pi children and Claude grandchildren (the Agent SDK's bundled claude), each in an
@@ -139,7 +140,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
 
   /** Harness processes the host runs now (pid and label), oldest first, from its process table. */
   const harnessProcesses = () =>
-    host.store.statement("SELECT pid, label FROM harness_processes ORDER BY started_at, rowid").all() as {
+    sqliteStore(host.store).statement("SELECT pid, label FROM harness_processes ORDER BY started_at, rowid").all() as {
       pid: number;
       label: string;
     }[];

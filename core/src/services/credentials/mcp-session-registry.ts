@@ -357,7 +357,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
     );
     // Synchronous, as its callers are (the CLI's own host, `connect`, tests' set-up): refused
     // (store_async_transaction_open) should one ever run beside a command of this store.
-    this.table.insert(issued.row);
+    this.table.insertNow(issued.row);
     return {
       id: issued.id,
       token: issued.token,
@@ -483,9 +483,9 @@ export class McpSessionRegistry implements McpGrantIssuer {
   }
 
   /** Revokes the credentials of every provider session that is not open or opening. */
-  revokeCredentialsOfClosedSessions(): number {
+  async revokeCredentialsOfClosedSessions(): Promise<number> {
     if (!this.store.isOpen()) return 0;
-    const revoked = this.table.revokeOfClosedSessions(this.clock.nowMs());
+    const revoked = await this.table.revokeOfClosedSessions(this.clock.nowMs());
     if (revoked > 0) this.forgetResolved();
     if (revoked > 0) this.logger.info("revoked credentials of closed provider sessions", { count: revoked });
     return revoked;
@@ -519,7 +519,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
   /** Revokes one credential by id; false when none matched. */
   revoke(credentialId: string): boolean {
     // Synchronous like issueClientToken, for the same callers.
-    const revoked = this.table.revoke(credentialId, this.clock.nowMs());
+    const revoked = this.table.revokeNow(credentialId, this.clock.nowMs());
     if (revoked) this.forgetResolved();
     return revoked;
   }

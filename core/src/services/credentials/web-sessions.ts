@@ -3,7 +3,12 @@ import { inject, injectable } from "tsyringe";
 import { TOKEN_PREFIX, type Logger, LoggerToken } from "../../logging/logger.js";
 import { isStoreBusy } from "../../util/store-busy.js";
 import { type EventStore, StoreToken } from "../../store/ports.js";
-import { type WebSessionKind, type WebSessionRow, WebSessionsTable } from "../../store/tables/web-sessions.js";
+import {
+  type WebSessionKind,
+  type WebSessionRow,
+  type NewWebSession,
+  WebSessionsTable,
+} from "../../store/tables/web-sessions.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
 import { McpSessionRegistry, type CredentialRejection, type McpInvocationScope } from "./mcp-session-registry.js";
 
@@ -83,7 +88,7 @@ export class WebSessions {
     credentialId: string,
     expiresAtMs: number,
     page: { secret: string; origin: string } | null,
-    write: (insert: () => void) => W,
+    write: (row: NewWebSession) => W,
   ): { secret: string; written: W } {
     const secret = newSecret(kind === "code" ? "uc" : "us");
     const now = this.clock.nowMs();
@@ -96,7 +101,7 @@ export class WebSessions {
       expiresAt: expiresAtMs,
       page: page === null ? null : { secretHash: hashSecret(page.secret), origin: page.origin },
     };
-    return { secret, written: write(() => this.table.insert(row)) };
+    return { secret, written: write(row) };
   }
 
   /** Signs a page in: served requests run beside commands, so the row is written in the store's turn. */
@@ -113,7 +118,7 @@ export class WebSessions {
       credentialId,
       sessionExpiry,
       { secret: pageSecret, origin },
-      (insert) => this.store.writeAsync(insert),
+      (row) => this.store.writeAsync(() => this.table.insert(row)),
     );
     await written;
     return {
@@ -128,7 +133,10 @@ export class WebSessions {
   issueCode(credentialId: string): { code: string; expiresAtMs: number } {
     const expiresAtMs = this.clock.nowMs() + SIGN_IN_CODE_TTL_MS;
     // Synchronous for its caller, `switchyard ui` (its own host, where no command runs).
-    return { code: this.insert("code", credentialId, expiresAtMs, null, (insert) => insert()).secret, expiresAtMs };
+    return {
+      code: this.insert("code", credentialId, expiresAtMs, null, (row) => this.table.insertNow(row)).secret,
+      expiresAtMs,
+    };
   }
 
   /** Signs in with a pasted client token (an agent's credential cannot sign in), for a page at `origin`. */

@@ -236,7 +236,7 @@ export class ForeignTasks {
             childNodeId: derive.delegatedNode(commandId),
             cancelRequestedAt: null,
           };
-          ctx
+          await ctx
             .table(ReachForeignTasksTable)
             .insert(
               { taskId: id, grantId: grant.id, childThreadId, childRunId: delivery.runId, createdAt: ctx.nowMs },
@@ -342,7 +342,7 @@ export class ForeignTasks {
       const current = (await tasks.byId(taskId))!;
       if (current.finished_at !== null) return false;
       const data = JSON.parse(current.data) as ForeignTaskData;
-      if (data.cancelRequestedAt === null) tasks.updateData(taskId, { ...data, cancelRequestedAt: ctx.now });
+      if (data.cancelRequestedAt === null) await tasks.updateData(taskId, { ...data, cancelRequestedAt: ctx.now });
       // Stop, as the user's Stop button: the running turn is interrupted, queued turns held; the
       // task's own run, if it never started, is cancelled (its end writes the outbox row).
       await stopThread(ctx, row.child_thread_id, why);
@@ -382,11 +382,10 @@ export class ForeignTasks {
   async acknowledge(grant: ReachGrant, taskIds: readonly string[]): Promise<void> {
     const now = this.engine.clock.nowMs();
     const store = this.engine.store;
-    await store.writeAsync(() =>
-      store.transaction(() => {
-        for (const taskId of taskIds) this.tasks.acknowledge(taskId, grant.id, now);
-      }),
-    );
+    // One transaction for them all, in the store's turn (as `writeAsync` of a `transaction()` was).
+    await store.transactionAsync(async () => {
+      for (const taskId of taskIds) await this.tasks.acknowledge(taskId, grant.id, now);
+    });
   }
 
   /** The project a foreign child works in: the one named (within the grant), else the grant's only one, else the oldest here. */
@@ -483,7 +482,7 @@ export class ForeignTaskOutbox implements EngineReaction {
       summary: resultText(run.summary?.trim() ?? "", run.error, status),
       parent: data.parent,
     };
-    tasks.finish(row.task_id, result, ctx.nowMs);
+    await tasks.finish(row.task_id, result, ctx.nowMs);
   }
 }
 

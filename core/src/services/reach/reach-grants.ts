@@ -126,7 +126,7 @@ export class ReachGrants {
       created_at: now,
       expires_at: now + options.ttlMs,
     };
-    this.table.insert(row);
+    this.table.insertNow(row);
     // The row as written (unused, unrevoked): no read back, so creation stays synchronous.
     return { grant: grantOf({ ...row, last_used_at: null, revoked_at: null }), secret };
   }

@@ -129,13 +129,17 @@ export class ReachLinks {
     writeSecretFile(linkSecretFile(this.paths, id), secret);
     const data: LinkData = { url, secretSha256: sha256(secret), ...(fingerprint !== null ? { fingerprint } : {}) };
     const row: ReachLinkRow = { id, name: options.name, data: JSON.stringify(data), created_at: this.clock.nowMs() };
+    let inserted: boolean;
     try {
-      this.table.insert(row);
+      inserted = this.table.insertNow(row);
     } catch (error) {
       rmSync(linkSecretFile(this.paths, id), { force: true });
-      // Another `link add` of the same name got there first.
-      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw linkNameTaken(options.name);
       throw error;
+    }
+    if (!inserted) {
+      rmSync(linkSecretFile(this.paths, id), { force: true });
+      // Another `link add` of the same name got there first.
+      throw linkNameTaken(options.name);
     }
     // The row as written: no read back, so adding stays synchronous.
     return this.linkOf(row);

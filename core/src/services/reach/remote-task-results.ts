@@ -86,7 +86,7 @@ export class RemoteTaskResults implements EngineReaction {
       },
       capabilities: this.registry.capabilities(parent.providerInstanceId),
     });
-    this.write(ctx, row, { ...data, delivery: "delivered" }, { deliveredAt: ctx.nowMs });
+    await this.write(ctx, row, { ...data, delivery: "delivered" }, { deliveredAt: ctx.nowMs });
   }
 
   /** A delivery still queued in a parent stopped on request goes back to pending, for its next run. */
@@ -97,7 +97,7 @@ export class RemoteTaskResults implements EngineReaction {
         (candidate) => remoteResultMessageId(candidate.link_name, candidate.remote_task_id) === queued.messageId,
       );
       if (row !== undefined)
-        this.write(
+        await this.write(
           ctx,
           row,
           { ...(JSON.parse(row.data) as RemoteTaskData), delivery: "pending" },
@@ -107,13 +107,13 @@ export class RemoteTaskResults implements EngineReaction {
     }
   }
 
-  write(
+  async write(
     ctx: CommandContext,
     row: ReachRemoteTaskRow,
     data: RemoteTaskData,
     stamps: { receivedAt?: number; deliveredAt?: number | null } = {},
-  ): void {
-    ctx.table(ReachRemoteTasksTable).update({ linkName: row.link_name, remoteTaskId: row.remote_task_id }, data, {
+  ): Promise<void> {
+    await ctx.table(ReachRemoteTasksTable).update({ linkName: row.link_name, remoteTaskId: row.remote_task_id }, data, {
       receivedAt: stamps.receivedAt ?? row.received_at,
       deliveredAt: stamps.deliveredAt !== undefined ? stamps.deliveredAt : row.delivered_at,
     });

@@ -69,7 +69,7 @@ export class RemoteTasks {
         summary: null,
       };
       const parent = await ctx.get("thread", task.parentThreadId);
-      tasks.insert(
+      await tasks.insert(
         {
           linkName: task.linkName,
           remoteTaskId: task.remoteTaskId,
@@ -160,7 +160,7 @@ export class RemoteTasks {
       const row = await tasks.byKey(linkName, result.taskId);
       if (row === null || row.received_at !== null) return false;
       const data = JSON.parse(row.data) as RemoteTaskData;
-      this.delivery.write(
+      await this.delivery.write(
         ctx,
         row,
         { ...data, status: result.status, summary: result.summary },
@@ -211,7 +211,7 @@ export class RemoteTasks {
       const row = await ctx.table(ReachRemoteTasksTable).byKey(linkName, remoteTaskId);
       if (row === null) return;
       const data = JSON.parse(row.data) as RemoteTaskData;
-      if (data.delivery === "pending") this.delivery.write(ctx, row, { ...data, delivery });
+      if (data.delivery === "pending") await this.delivery.write(ctx, row, { ...data, delivery });
     });
   }
 }

@@ -40,8 +40,8 @@ export async function addToTotals(
   if (change.tokens === 0 && change.costUsd === 0) return;
   const budgets = reader.table(BudgetsTable);
   for (const key of keys) {
-    if (budgets.addToTotal(key.id, change.tokens, change.costUsd)) continue;
+    if (await budgets.addToTotal(key.id, change.tokens, change.costUsd)) continue;
     const sum = await usedByScope(reader, key.sums);
-    budgets.startTotal(key.id, sum.tokens, sum.costUsd);
+    await budgets.startTotal(key.id, sum.tokens, sum.costUsd);
   }
 }

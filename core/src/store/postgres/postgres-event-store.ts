@@ -3,10 +3,12 @@ import { CommitFeed } from "../commit-feed.js";
 import { ENTITY_NAMES, ENTITY_TABLES } from "../entity-tables.js";
 import type { CommandReceipt, OutboxAgenda, OutboxEffect, RecordUpsert } from "../ports.js";
 import type { EntityName, EntityRecords, StoredEvent } from "../records.js";
+import type { TableHost, TableSql } from "../table-sql.js";
 import { OrderedEventReader } from "./ordered-event-reader.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { openPostgresPool, type PostgresPool, type PostgresPoolOptions } from "./postgres-pool.js";
 import { deleteRows, projectionValues, type ProjectionValues, upsertRows } from "./postgres-projection-rows.js";
+import { postgresTableSql } from "./postgres-table-sql.js";
 import { UnitConnection } from "./postgres-unit-connection.js";
 import { UnitWrites } from "./postgres-unit-writes.js";
 
@@ -36,8 +38,11 @@ export interface PostgresSyncUnitOfWork extends PostgresUnitOfWork {
   nested<R>(body: (work: PostgresSyncUnitOfWork) => R): R;
 }
 
-/** A unit of work that may await: reads of its own writes, nested units as savepoints. */
-export interface PostgresAsyncUnitOfWork extends PostgresUnitOfWork {
+/**
+ * A unit of work that may await: reads of its own writes, nested units as savepoints, and the
+ * table modules (`new ItemsTable(work)`) on its connection after its buffered writes.
+ */
+export interface PostgresAsyncUnitOfWork extends PostgresUnitOfWork, TableHost {
   get<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E] | null>;
   nested<R>(body: (work: PostgresAsyncUnitOfWork) => Promise<R>): Promise<R>;
 }
@@ -96,7 +101,7 @@ const TAIL_BATCH = 1_000;
  * - `onCommitted` hears this store's own commits, in commit order (one unit at a time); other
  *   stores' commits reach a reader through the log.
  */
-export class PostgresEventStore {
+export class PostgresEventStore implements TableHost {
   private readonly units = new FifoMutex();
   private readonly feed = new CommitFeed();
   /** The safe position `lastSequence` reports, read onwards from where it last stopped. */
@@ -105,8 +110,15 @@ export class PostgresEventStore {
   /** The connections of units under way, which `close` ends. */
   private readonly openUnits = new Set<UnitConnection>();
 
+  /**
+   * The table modules' SQL outside a unit of work: on the pool, so a read sees what has
+   * committed and a write is a transaction of its own.
+   */
+  readonly tableSql: TableSql;
+
   constructor(readonly pool: PostgresPool) {
     this.tail = new OrderedEventReader(pool);
+    this.tableSql = postgresTableSql((text, params) => pool.query(text, params as unknown[]));
   }
 
   // ---- units of work ----
@@ -201,6 +213,11 @@ export class PostgresEventStore {
     const nestedUnits = new FifoMutex();
     const work: PostgresAsyncUnitOfWork = {
       ...this.writesOf(unit.writes),
+      // What the unit wrote must be in the database before a table's SQL reads or writes beside it.
+      tableSql: postgresTableSql(async (text, params) => {
+        await unit.flush();
+        return (await unit.connection.client()).query(text, params as unknown[]);
+      }),
       get: async (entity, id) => {
         // What the unit wrote must be in the database before it reads.
         await unit.flush();

@@ -1,4 +1,4 @@
-import type { EventStore } from "../ports.js";
+import type { TableHost, TableSql } from "../table-sql.js";
 import type { TimelineItemKind } from "../records.js";
 
 /** Which way a thread's timeline is read from a position. */
@@ -15,15 +15,17 @@ export interface ItemRow {
 
 /** A thread's timeline (`items`), read by position. */
 export class ItemsTable {
-  constructor(private readonly store: EventStore) {}
+  private readonly sql: TableSql;
+
+  constructor(host: TableHost) {
+    this.sql = host.tableSql;
+  }
 
   /** The highest position in a thread's timeline, or 0 when it has none. */
   async lastPosition(threadId: string): Promise<number> {
-    return (
-      this.store.statement("SELECT COALESCE(MAX(position), 0) AS p FROM items WHERE thread_id = ?").get(threadId) as {
-        p: number;
-      }
-    ).p;
+    return (await this.sql.get<{ p: number }>("SELECT COALESCE(MAX(position), 0) AS p FROM items WHERE thread_id = ?", [
+      threadId,
+    ]))!.p;
   }
 
   /**
@@ -41,7 +43,7 @@ export class ItemsTable {
       direction === "after"
         ? `SELECT data FROM items WHERE thread_id = ?${kindFilter(kinds)} AND position > ? ORDER BY position ASC LIMIT ?`
         : `SELECT data FROM items WHERE thread_id = ?${kindFilter(kinds)} AND position < ? ORDER BY position DESC LIMIT ?`;
-    return this.store.statement(sql).all(threadId, ...(kinds ?? []), position, limit) as ItemRow[];
+    return this.sql.all<ItemRow>(sql, [threadId, ...(kinds ?? []), position, limit]);
   }
 
   /** How many items of a thread (of `kinds`, or every kind) lie after or before a position. */
@@ -52,10 +54,9 @@ export class ItemsTable {
     position: number,
   ): Promise<number> {
     const op = direction === "after" ? ">" : "<";
-    return (
-      this.store
-        .statement(`SELECT COUNT(*) AS n FROM items WHERE thread_id = ?${kindFilter(kinds)} AND position ${op} ?`)
-        .get(threadId, ...(kinds ?? []), position) as { n: number }
-    ).n;
+    return (await this.sql.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM items WHERE thread_id = ?${kindFilter(kinds)} AND position ${op} ?`,
+      [threadId, ...(kinds ?? []), position],
+    ))!.n;
   }
 }

@@ -1,4 +1,4 @@
-import type { EventStore } from "../ports.js";
+import type { TableHost, TableSql } from "../table-sql.js";
 
 /** A row of `reach_audit`: one call across environments, ids and codes only. */
 export interface ReachAuditRow {
@@ -16,15 +16,18 @@ export interface ReachAuditRow {
 
 /** The audit of calls across environments (migration 8): append and read, newest first. */
 export class ReachAuditTable {
-  constructor(private readonly store: EventStore) {}
+  private readonly sql: TableSql;
+
+  constructor(host: TableHost) {
+    this.sql = host.tableSql;
+  }
 
   /** Appends one row. */
-  insert(row: Omit<ReachAuditRow, "id">): void {
-    this.store
-      .statement(
-        "INSERT INTO reach_audit (at, direction, grant_id, link_name, verb, tool, outcome, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(row.at, row.direction, row.grant_id, row.link_name, row.verb, row.tool, row.outcome, row.data);
+  async insert(row: Omit<ReachAuditRow, "id">): Promise<void> {
+    await this.sql.run(
+      "INSERT INTO reach_audit (at, direction, grant_id, link_name, verb, tool, outcome, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      [row.at, row.direction, row.grant_id, row.link_name, row.verb, row.tool, row.outcome, row.data],
+    );
   }
 
   /** Rows at or after `sinceMs`, of one direction when given, newest first, at most `limit`. */
@@ -33,8 +36,10 @@ export class ReachAuditTable {
     direction: ReachAuditRow["direction"] | null,
     limit: number,
   ): Promise<ReachAuditRow[]> {
-    return this.store
-      .statement("SELECT * FROM reach_audit WHERE at >= ? AND (? IS NULL OR direction = ?) ORDER BY id DESC LIMIT ?")
-      .all(sinceMs, direction, direction, limit) as ReachAuditRow[];
+    // The cast gives PostgreSQL the parameter's type, which `? IS NULL` alone does not.
+    return this.sql.all<ReachAuditRow>(
+      "SELECT * FROM reach_audit WHERE at >= ? AND (CAST(? AS TEXT) IS NULL OR direction = ?) ORDER BY id DESC LIMIT ?",
+      [sinceMs, direction, direction, limit],
+    );
   }
 }

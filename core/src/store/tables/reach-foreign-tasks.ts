@@ -1,4 +1,4 @@
-import type { EventStore } from "../ports.js";
+import type { TableHost, TableSql } from "../table-sql.js";
 
 /** A row of `reach_foreign_tasks`: a task delegated here from a linked environment, and its outbox entry. */
 export interface ReachForeignTaskRow {
@@ -27,18 +27,20 @@ export interface ReachForeignTaskFiltered {
  * environment, run and root thread as columns, written with the JSON they come from.
  */
 export class ReachForeignTasksTable {
-  constructor(private readonly store: EventStore) {}
+  private readonly sql: TableSql;
+
+  constructor(host: TableHost) {
+    this.sql = host.tableSql;
+  }
 
   /** Records a new task, unfinished. */
-  insert<Data extends ReachForeignTaskFiltered>(
+  async insert<Data extends ReachForeignTaskFiltered>(
     task: { taskId: string; grantId: string; childThreadId: string; childRunId: string; createdAt: number },
     data: Data,
-  ): void {
-    this.store
-      .statement(
-        "INSERT INTO reach_foreign_tasks (task_id, grant_id, child_thread_id, child_run_id, data, result, created_at, finished_at, acked_at, parent_environment_id, parent_run_id, parent_root_thread_id) VALUES (?, ?, ?, ?, ?, NULL, ?, NULL, NULL, ?, ?, ?)",
-      )
-      .run(
+  ): Promise<void> {
+    await this.sql.run(
+      "INSERT INTO reach_foreign_tasks (task_id, grant_id, child_thread_id, child_run_id, data, result, created_at, finished_at, acked_at, parent_environment_id, parent_run_id, parent_root_thread_id) VALUES (?, ?, ?, ?, ?, NULL, ?, NULL, NULL, ?, ?, ?)",
+      [
         task.taskId,
         task.grantId,
         task.childThreadId,
@@ -48,22 +50,22 @@ export class ReachForeignTasksTable {
         data.parent.environmentId,
         data.parent.runId,
         data.parent.rootThreadId,
-      );
+      ],
+    );
   }
 
   /** Rewrites a task's data. */
-  updateData<Data extends ReachForeignTaskFiltered>(taskId: string, data: Data): void {
-    this.store
-      .statement(
-        "UPDATE reach_foreign_tasks SET data = ?, parent_environment_id = ?, parent_run_id = ?, parent_root_thread_id = ? WHERE task_id = ?",
-      )
-      .run(JSON.stringify(data), data.parent.environmentId, data.parent.runId, data.parent.rootThreadId, taskId);
+  async updateData<Data extends ReachForeignTaskFiltered>(taskId: string, data: Data): Promise<void> {
+    await this.sql.run(
+      "UPDATE reach_foreign_tasks SET data = ?, parent_environment_id = ?, parent_run_id = ?, parent_root_thread_id = ? WHERE task_id = ?",
+      [JSON.stringify(data), data.parent.environmentId, data.parent.runId, data.parent.rootThreadId, taskId],
+    );
   }
 
   /** One task by id, or null. */
   async byId(taskId: string): Promise<ReachForeignTaskRow | null> {
     return (
-      (this.store.statement("SELECT * FROM reach_foreign_tasks WHERE task_id = ?").get(taskId) as
+      ((await this.sql.get("SELECT * FROM reach_foreign_tasks WHERE task_id = ?", [taskId])) as
         ReachForeignTaskRow | undefined) ?? null
     );
   }
@@ -71,56 +73,54 @@ export class ReachForeignTasksTable {
   /** The unfinished task a child run works on, or null. */
   async unfinishedOfChildRun(childRunId: string): Promise<ReachForeignTaskRow | null> {
     return (
-      (this.store
-        .statement("SELECT * FROM reach_foreign_tasks WHERE child_run_id = ? AND finished_at IS NULL")
-        .get(childRunId) as ReachForeignTaskRow | undefined) ?? null
+      ((await this.sql.get("SELECT * FROM reach_foreign_tasks WHERE child_run_id = ? AND finished_at IS NULL", [
+        childRunId,
+      ])) as ReachForeignTaskRow | undefined) ?? null
     );
   }
 
   /** Writes a task's result: it is in the outbox from now on. */
-  finish(taskId: string, result: unknown, at: number): void {
-    this.store
-      .statement("UPDATE reach_foreign_tasks SET result = ?, finished_at = ? WHERE task_id = ?")
-      .run(JSON.stringify(result), at, taskId);
+  async finish(taskId: string, result: unknown, at: number): Promise<void> {
+    await this.sql.run("UPDATE reach_foreign_tasks SET result = ?, finished_at = ? WHERE task_id = ?", [
+      JSON.stringify(result),
+      at,
+      taskId,
+    ]);
   }
 
   /** A grant's finished tasks the delegating side has not acknowledged, oldest result first, at most `limit`. */
   async unacknowledged(grantId: string, limit: number): Promise<ReachForeignTaskRow[]> {
-    return this.store
-      .statement(
-        "SELECT * FROM reach_foreign_tasks WHERE grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL ORDER BY finished_at LIMIT ?",
-      )
-      .all(grantId, limit) as ReachForeignTaskRow[];
+    return (await this.sql.all(
+      "SELECT * FROM reach_foreign_tasks WHERE grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL ORDER BY finished_at LIMIT ?",
+      [grantId, limit],
+    )) as ReachForeignTaskRow[];
   }
 
   /** Takes a finished task of this grant out of the outbox (a no-op for an unfinished, acknowledged or other grant's task). */
-  acknowledge(taskId: string, grantId: string, at: number): void {
-    this.store
-      .statement(
-        "UPDATE reach_foreign_tasks SET acked_at = ? WHERE task_id = ? AND grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL",
-      )
-      .run(at, taskId, grantId);
+  async acknowledge(taskId: string, grantId: string, at: number): Promise<void> {
+    await this.sql.run(
+      "UPDATE reach_foreign_tasks SET acked_at = ? WHERE task_id = ? AND grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL",
+      [at, taskId, grantId],
+    );
   }
 
   /** How many tasks of one foreign parent run are unfinished. */
   async countUnfinishedOfParentRun(environmentId: string, runId: string): Promise<number> {
     return (
-      this.store
-        .statement(
-          "SELECT COUNT(*) AS n FROM reach_foreign_tasks WHERE parent_environment_id = ? AND parent_run_id = ? AND finished_at IS NULL",
-        )
-        .get(environmentId, runId) as { n: number }
+      (await this.sql.get(
+        "SELECT COUNT(*) AS n FROM reach_foreign_tasks WHERE parent_environment_id = ? AND parent_run_id = ? AND finished_at IS NULL",
+        [environmentId, runId],
+      )) as { n: number }
     ).n;
   }
 
   /** How many tasks one foreign thread tree (by its root thread) ever delegated here. */
   async countOfParentTree(environmentId: string, rootThreadId: string): Promise<number> {
     return (
-      this.store
-        .statement(
-          "SELECT COUNT(*) AS n FROM reach_foreign_tasks WHERE parent_environment_id = ? AND parent_root_thread_id = ?",
-        )
-        .get(environmentId, rootThreadId) as { n: number }
+      (await this.sql.get(
+        "SELECT COUNT(*) AS n FROM reach_foreign_tasks WHERE parent_environment_id = ? AND parent_root_thread_id = ?",
+        [environmentId, rootThreadId],
+      )) as { n: number }
     ).n;
   }
 }

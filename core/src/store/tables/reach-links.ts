@@ -1,4 +1,4 @@
-import type { EventStore } from "../ports.js";
+import type { TableHost, TableSql } from "../table-sql.js";
 
 /** A row of `reach_links`: another environment this one may call (its secret lives in a file, never here). */
 export interface ReachLinkRow {
@@ -9,31 +9,54 @@ export interface ReachLinkRow {
   created_at: number;
 }
 
+const INSERT_LINK = "INSERT INTO reach_links (id, name, data, created_at) VALUES (?, ?, ?, ?)";
+
 /** The links table (migration 7). */
 export class ReachLinksTable {
-  constructor(private readonly store: EventStore) {}
+  private readonly sql: TableSql;
 
-  /** Stores a link; a name already taken throws SQLite's `SQLITE_CONSTRAINT_UNIQUE`. */
-  insert(link: ReachLinkRow): void {
-    this.store
-      .statement("INSERT INTO reach_links (id, name, data, created_at) VALUES (?, ?, ?, ?)")
-      .run(link.id, link.name, link.data, link.created_at);
+  constructor(host: TableHost) {
+    this.sql = host.tableSql;
+  }
+
+  /** Stores a link; false, nothing written, when its name is taken already. */
+  async insert(link: ReachLinkRow): Promise<boolean> {
+    try {
+      await this.sql.run(INSERT_LINK, [link.id, link.name, link.data, link.created_at]);
+      return true;
+    } catch (error) {
+      if (this.sql.isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Stores a link before it returns (its caller, `link add`, cannot await: see
+   * `TableSql.runNow`); false, nothing written, when its name is taken already.
+   */
+  insertNow(link: ReachLinkRow): boolean {
+    try {
+      this.sql.runNow(INSERT_LINK, [link.id, link.name, link.data, link.created_at]);
+      return true;
+    } catch (error) {
+      if (this.sql.isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   /** One link by name, or null. */
   async byName(name: string): Promise<ReachLinkRow | null> {
-    return (
-      (this.store.statement("SELECT * FROM reach_links WHERE name = ?").get(name) as ReachLinkRow | undefined) ?? null
-    );
+    return (await this.sql.get<ReachLinkRow>("SELECT * FROM reach_links WHERE name = ?", [name])) ?? null;
   }
 
-  /** Every link, oldest first. */
+  /** Every link, oldest first (links made in the same millisecond: by insertion on SQLite, by id on PostgreSQL). */
   async oldestFirst(): Promise<ReachLinkRow[]> {
-    return this.store.statement("SELECT * FROM reach_links ORDER BY created_at, rowid").all() as ReachLinkRow[];
+    const tie = this.sql.dialect === "postgresql" ? "id" : "rowid";
+    return this.sql.all<ReachLinkRow>(`SELECT * FROM reach_links ORDER BY created_at, ${tie}`);
   }
 
   /** Removes a link by id. */
-  remove(id: string): void {
-    this.store.statement("DELETE FROM reach_links WHERE id = ?").run(id);
+  async remove(id: string): Promise<void> {
+    await this.sql.run("DELETE FROM reach_links WHERE id = ?", [id]);
   }
 }

@@ -1,4 +1,4 @@
-import type { EventStore } from "../ports.js";
+import type { TableHost, TableSql } from "../table-sql.js";
 
 /** A row of `reach_remote_tasks`: a task this environment delegated to a linked one. */
 export interface ReachRemoteTaskRow {
@@ -26,10 +26,14 @@ export interface ReachRemoteTaskFiltered {
  * from, never on `json_extract` over it.
  */
 export class ReachRemoteTasksTable {
-  constructor(private readonly store: EventStore) {}
+  private readonly sql: TableSql;
+
+  constructor(host: TableHost) {
+    this.sql = host.tableSql;
+  }
 
   /** Records a task the other side accepted, not yet received; `rootThreadId` is its parent's tree. */
-  insert<Data extends ReachRemoteTaskFiltered>(
+  async insert<Data extends ReachRemoteTaskFiltered>(
     task: {
       linkName: string;
       remoteTaskId: string;
@@ -39,12 +43,10 @@ export class ReachRemoteTasksTable {
       createdAt: number;
     },
     data: Data,
-  ): void {
-    this.store
-      .statement(
-        "INSERT INTO reach_remote_tasks (link_name, remote_task_id, parent_thread_id, data, created_at, received_at, delivered_at, environment_id, parent_run_id, root_thread_id) VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)",
-      )
-      .run(
+  ): Promise<void> {
+    await this.sql.run(
+      "INSERT INTO reach_remote_tasks (link_name, remote_task_id, parent_thread_id, data, created_at, received_at, delivered_at, environment_id, parent_run_id, root_thread_id) VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)",
+      [
         task.linkName,
         task.remoteTaskId,
         task.parentThreadId,
@@ -53,20 +55,19 @@ export class ReachRemoteTasksTable {
         data.environmentId,
         data.parentRunId,
         task.rootThreadId,
-      );
+      ],
+    );
   }
 
   /** Rewrites a task's data and its receipt and delivery stamps. */
-  update<Data extends ReachRemoteTaskFiltered>(
+  async update<Data extends ReachRemoteTaskFiltered>(
     key: { linkName: string; remoteTaskId: string },
     data: Data,
     stamps: { receivedAt: number | null; deliveredAt: number | null },
-  ): void {
-    this.store
-      .statement(
-        "UPDATE reach_remote_tasks SET data = ?, received_at = ?, delivered_at = ?, environment_id = ?, parent_run_id = ? WHERE link_name = ? AND remote_task_id = ?",
-      )
-      .run(
+  ): Promise<void> {
+    await this.sql.run(
+      "UPDATE reach_remote_tasks SET data = ?, received_at = ?, delivered_at = ?, environment_id = ?, parent_run_id = ? WHERE link_name = ? AND remote_task_id = ?",
+      [
         JSON.stringify(data),
         stamps.receivedAt,
         stamps.deliveredAt,
@@ -74,74 +75,75 @@ export class ReachRemoteTasksTable {
         data.parentRunId,
         key.linkName,
         key.remoteTaskId,
-      );
+      ],
+    );
   }
 
   /** One task by its link and its id there, or null. */
   async byKey(linkName: string, remoteTaskId: string): Promise<ReachRemoteTaskRow | null> {
     return (
-      (this.store
-        .statement("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND remote_task_id = ?")
-        .get(linkName, remoteTaskId) as ReachRemoteTaskRow | undefined) ?? null
+      ((await this.sql.get("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND remote_task_id = ?", [
+        linkName,
+        remoteTaskId,
+      ])) as ReachRemoteTaskRow | undefined) ?? null
     );
   }
 
   /** The oldest task with this id there, whichever link it runs behind, or null. */
   async byRemoteTaskId(remoteTaskId: string): Promise<ReachRemoteTaskRow | null> {
     return (
-      (this.store
-        .statement("SELECT * FROM reach_remote_tasks WHERE remote_task_id = ? ORDER BY created_at LIMIT 1")
-        .get(remoteTaskId) as ReachRemoteTaskRow | undefined) ?? null
+      ((await this.sql.get("SELECT * FROM reach_remote_tasks WHERE remote_task_id = ? ORDER BY created_at LIMIT 1", [
+        remoteTaskId,
+      ])) as ReachRemoteTaskRow | undefined) ?? null
     );
   }
 
   /** The tasks behind a link whose results have not been received, oldest first. */
   async unreceivedOfLink(linkName: string): Promise<ReachRemoteTaskRow[]> {
-    return this.store
-      .statement("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND received_at IS NULL ORDER BY created_at")
-      .all(linkName) as ReachRemoteTaskRow[];
+    return (await this.sql.all(
+      "SELECT * FROM reach_remote_tasks WHERE link_name = ? AND received_at IS NULL ORDER BY created_at",
+      [linkName],
+    )) as ReachRemoteTaskRow[];
   }
 
   /** The links with a task whose result has not been received, by name. */
   async linksWithUnreceived(): Promise<string[]> {
     return (
-      this.store
-        .statement("SELECT DISTINCT link_name FROM reach_remote_tasks WHERE received_at IS NULL ORDER BY link_name")
-        .all() as { link_name: string }[]
+      (await this.sql.all(
+        "SELECT DISTINCT link_name FROM reach_remote_tasks WHERE received_at IS NULL ORDER BY link_name",
+      )) as { link_name: string }[]
     ).map((row) => row.link_name);
   }
 
   /** Every task of a parent thread, oldest first. */
   async ofParent(parentThreadId: string): Promise<ReachRemoteTaskRow[]> {
-    return this.store
-      .statement("SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? ORDER BY created_at")
-      .all(parentThreadId) as ReachRemoteTaskRow[];
+    return (await this.sql.all("SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? ORDER BY created_at", [
+      parentThreadId,
+    ])) as ReachRemoteTaskRow[];
   }
 
   /** A parent's tasks whose results were received and not yet delivered, in the order they arrived. */
   async receivedUndelivered(parentThreadId: string): Promise<ReachRemoteTaskRow[]> {
-    return this.store
-      .statement(
-        "SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? AND received_at IS NOT NULL AND delivered_at IS NULL ORDER BY received_at",
-      )
-      .all(parentThreadId) as ReachRemoteTaskRow[];
+    return (await this.sql.all(
+      "SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? AND received_at IS NOT NULL AND delivered_at IS NULL ORDER BY received_at",
+      [parentThreadId],
+    )) as ReachRemoteTaskRow[];
   }
 
   /** How many tasks of a parent run have no result received yet. */
   async countUnreceivedOfRun(parentRunId: string): Promise<number> {
     return (
-      this.store
-        .statement("SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE parent_run_id = ? AND received_at IS NULL")
-        .get(parentRunId) as { n: number }
+      (await this.sql.get(
+        "SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE parent_run_id = ? AND received_at IS NULL",
+        [parentRunId],
+      )) as { n: number }
     ).n;
   }
 
   /** How many tasks a thread tree (by its root thread) ever delegated to linked environments. */
   async countOfTree(rootThreadId: string): Promise<number> {
     return (
-      this.store
-        .statement("SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE root_thread_id = ?")
-        .get(rootThreadId) as {
+      (await this.sql.get("SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE root_thread_id = ?", [rootThreadId])) as {
         n: number;
       }
     ).n;
@@ -151,9 +153,9 @@ export class ReachRemoteTasksTable {
   async linkOfEnvironment(environmentId: string): Promise<string | null> {
     return (
       (
-        this.store
-          .statement("SELECT link_name FROM reach_remote_tasks WHERE environment_id = ? LIMIT 1")
-          .get(environmentId) as { link_name: string } | undefined
+        (await this.sql.get("SELECT link_name FROM reach_remote_tasks WHERE environment_id = ? LIMIT 1", [
+          environmentId,
+        ])) as { link_name: string } | undefined
       )?.link_name ?? null
     );
   }

@@ -1,4 +1,6 @@
 import type { EventStore } from "../ports.js";
+import { type SqliteEventStore, sqliteStoreOf } from "../sqlite-only.js";
+import type { TableHost } from "../table-sql.js";
 import { type SEARCHED_ITEM_KINDS, ThreadSearchIndex } from "../thread-search-index.js";
 import type { TimelineItemKind } from "../records.js";
 import type { ThreadListing } from "./threads.js";
@@ -57,12 +59,18 @@ function listingWhere(listing: ThreadListing): string {
 }
 
 /**
- * Full-text search over a project's threads (migration 31's FTS5 indexes of titles and message
+ * Full-text search over a project's threads (SQLite only: on PostgreSQL it is refused with
+ * `MissingStoreCapabilityError` until its `tsvector` index exists) (migration 31's FTS5 indexes of titles and message
  * text, kept from a watermark by ThreadSearchIndex). Deleted threads are never found: the live
  * threads are joined at query time, whatever the index still holds.
  */
 export class ThreadSearchTable {
-  constructor(private readonly store: EventStore) {}
+  private readonly store: SqliteEventStore;
+
+  constructor(host: TableHost) {
+    // The index (ThreadSearchIndex) is SQLite's FTS5, kept through the SQLite store itself.
+    this.store = sqliteStoreOf(host as EventStore, "full-text thread search");
+  }
 
   /**
    * A page of the threads matching an FTS5 query (from {@link ftsQuery}), best first: by bm25

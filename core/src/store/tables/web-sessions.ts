@@ -1,4 +1,4 @@
-import type { EventStore } from "../ports.js";
+import type { TableHost, TableSql } from "../table-sql.js";
 
 /** A browser session of the web UI, or a one-time sign-in code. */
 export type WebSessionKind = "session" | "code";
@@ -26,26 +26,38 @@ export interface NewWebSession {
   readonly page: { readonly secretHash: string; readonly origin: string } | null;
 }
 
+const INSERT_SESSION =
+  "INSERT INTO web_sessions (id, secret_hash, kind, credential_id, created_at, expires_at, last_used_at, ended_at, page_secret_hash, origin) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)";
+
+function sessionValues(session: NewWebSession): unknown[] {
+  return [
+    session.id,
+    session.secretHash,
+    session.kind,
+    session.credentialId,
+    session.createdAt,
+    session.expiresAt,
+    session.createdAt,
+    session.page?.secretHash ?? null,
+    session.page?.origin ?? null,
+  ];
+}
+
 /** The web UI's browser sessions and sign-in codes (`web_sessions`). */
 export class WebSessionsTable {
-  constructor(private readonly store: EventStore) {}
+  private readonly sql: TableSql;
 
-  insert(session: NewWebSession): void {
-    this.store
-      .statement(
-        "INSERT INTO web_sessions (id, secret_hash, kind, credential_id, created_at, expires_at, last_used_at, ended_at, page_secret_hash, origin) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
-      )
-      .run(
-        session.id,
-        session.secretHash,
-        session.kind,
-        session.credentialId,
-        session.createdAt,
-        session.expiresAt,
-        session.createdAt,
-        session.page?.secretHash ?? null,
-        session.page?.origin ?? null,
-      );
+  constructor(host: TableHost) {
+    this.sql = host.tableSql;
+  }
+
+  async insert(session: NewWebSession): Promise<void> {
+    await this.sql.run(INSERT_SESSION, sessionValues(session));
+  }
+
+  /** {@link insert}, written before it returns, for a caller that cannot await (see `TableSql.runNow`). */
+  insertNow(session: NewWebSession): void {
+    this.sql.runNow(INSERT_SESSION, sessionValues(session));
   }
 
   /** The session or code of that kind whose secret has this hash. */
@@ -54,27 +66,31 @@ export class WebSessionsTable {
       kind === "code"
         ? "SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'code'"
         : "SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'session'";
-    return (this.store.statement(sql).get(secretHash) as WebSessionRow | undefined) ?? null;
+    return (await this.sql.get<WebSessionRow>(sql, [secretHash])) ?? null;
   }
 
   /** Spends a code (in one statement, so two racing uses get one spend between them); false when spent already. */
-  spendCode(id: string, at: number): boolean {
+  async spendCode(id: string, at: number): Promise<boolean> {
     return (
-      this.store
-        .statement("UPDATE web_sessions SET ended_at = ?, last_used_at = ? WHERE id = ? AND ended_at IS NULL")
-        .run(at, at, id).changes > 0
+      (
+        await this.sql.run("UPDATE web_sessions SET ended_at = ?, last_used_at = ? WHERE id = ? AND ended_at IS NULL", [
+          at,
+          at,
+          id,
+        ])
+      ).changes > 0
     );
   }
 
-  markUsed(id: string, at: number): void {
-    this.store.statement("UPDATE web_sessions SET last_used_at = ? WHERE id = ?").run(at, id);
+  async markUsed(id: string, at: number): Promise<void> {
+    await this.sql.run("UPDATE web_sessions SET last_used_at = ? WHERE id = ?", [at, id]);
   }
 
   /** Ends a session (sign-out); false when it had ended already. */
-  end(id: string, at: number): boolean {
+  async end(id: string, at: number): Promise<boolean> {
     return (
-      this.store.statement("UPDATE web_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL").run(at, id)
-        .changes > 0
+      (await this.sql.run("UPDATE web_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL", [at, id])).changes >
+      0
     );
   }
 }

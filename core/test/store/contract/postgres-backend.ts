@@ -57,6 +57,7 @@ function unitOfWork(work: PostgresSyncUnitOfWork, clock: Clock): UnitOfWork {
 function asyncUnitOfWork(work: PostgresAsyncUnitOfWork, clock: Clock): AsyncUnitOfWork {
   return {
     ...writesOf(work, clock),
+    tableHost: work,
     get: (entity, id) => work.get(entity, id),
     nested: (body) => work.nested((inner) => body(asyncUnitOfWork(inner, clock))),
   };
@@ -113,6 +114,7 @@ function harnessOf(store: PostgresEventStore): StoreHarness {
     nowMs: () => clock.nowMs(),
     transaction: (body) => store.transaction((work) => body(unitOfWork(work, clock))),
     transactionAsync: (body) => store.transactionAsync((work) => body(asyncUnitOfWork(work, clock))),
+    tableHost: store,
     onCommitted: (listener) => store.onCommitted(listener),
     get: (entity, id) => store.get(entity, id),
     lastSequence: () => store.lastSequence(),

@@ -65,6 +65,8 @@ function unitOfWork(store: Store, clock: Clock): UnitOfWork {
 function asyncUnitOfWork(store: Store, clock: Clock): AsyncUnitOfWork {
   const work: AsyncUnitOfWork = {
     ...writesOf(store, clock),
+    // The store runs a table's SQL in the transaction the running code is part of.
+    tableHost: store,
     get: async (entity, id) => store.get(entity, id),
     nested: (body) => store.transactionAsync(() => body(work)),
   };
@@ -96,6 +98,7 @@ function harnessOf(store: Store): StoreHarness {
     nowMs: () => clock.nowMs(),
     transaction: async (body) => store.transaction(() => body(unitOfWork(store, clock))),
     transactionAsync: (body) => store.transactionAsync(() => body(asyncUnitOfWork(store, clock))),
+    tableHost: store,
     onCommitted: (listener) => store.onCommitted(listener),
     get: async (entity, id) => store.get(entity, id),
     lastSequence: async () => store.lastSequence(),

@@ -2,6 +2,7 @@ import type { CommandContext } from "../../../src/engine/command-context.js";
 import type { Command, CommandOutcome } from "../../../src/engine/ports.js";
 import type { CommandReceipt, OutboxAgenda, OutboxEffect, RecordUpsert } from "../../../src/store/ports.js";
 import type { EntityName, EntityRecords, StoredEvent } from "../../../src/store/records.js";
+import type { TableHost } from "../../../src/store/table-sql.js";
 
 // What the store contract suite asks of a backend. Every store call of the suite goes through
 // one of these objects, and every read is already a promise: when the port becomes asynchronous
@@ -40,6 +41,8 @@ export interface UnitOfWork {
  * units (savepoints) that are themselves asynchronous.
  */
 export interface AsyncUnitOfWork extends Omit<UnitOfWork, "nested"> {
+  /** What a table module (core/src/store/tables) opens over inside this unit of work: `new ItemsTable(work.tableHost)`. */
+  readonly tableHost: TableHost;
   /** Reads one record as this unit of work sees it (its own writes included). */
   get<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E] | null>;
   /** A nested unit of work (a savepoint): one that rejects rolls back alone. */
@@ -61,6 +64,8 @@ export interface StoreHarness {
    * order; while one is open, the harness's other reads see only what has committed.
    */
   transactionAsync<R>(body: (work: AsyncUnitOfWork) => Promise<R>): Promise<R>;
+  /** What a table module opens over outside a unit of work: reads see what has committed, a write commits alone. */
+  readonly tableHost: TableHost;
   /** Hears every batch of events after it commits; returns the unsubscribe. */
   onCommitted(listener: (events: readonly StoredEvent[]) => void): () => void;
 
