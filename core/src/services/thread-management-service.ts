@@ -33,7 +33,7 @@ export class ThreadManagementService {
   ) {}
 
   /** Reads a live (not deleted) thread, or fails with `thread_not_found`. */
-  getThread(threadId: string): ThreadRecord {
+  async getThread(threadId: string): Promise<ThreadRecord> {
     return this.commands.getThread(threadId);
   }
 
@@ -79,7 +79,7 @@ export class ThreadManagementService {
   }
 
   /** Reads a thread's runs, newest first. */
-  runs(threadId: string, limit = 20): RunRecord[] {
+  async runs(threadId: string, limit = 20): Promise<RunRecord[]> {
     return this.commands.runs(threadId, limit);
   }
 
@@ -165,7 +165,7 @@ export class ThreadManagementService {
   }
 
   /** Pending runtime requests of a thread, oldest first. */
-  pendingRequests(threadId: string): RuntimeRequestRecord[] {
+  async pendingRequests(threadId: string): Promise<RuntimeRequestRecord[]> {
     return this.commands.pendingRequests(threadId);
   }
 }

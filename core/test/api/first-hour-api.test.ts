@@ -75,7 +75,7 @@ describe("the API of the first hour: adding a project and the provider doctor", 
   });
 
   it("refuses a relative path, a missing folder, a file and an empty name, naming the value, and adds nothing", async () => {
-    const before = lab.host.projects.list().length;
+    const before = (await lab.host.projects.list()).length;
     expect(await failure(owner.post("/projects", { path: "code/app" }))).toMatchObject({
       status: 400,
       code: "invalid_request",
@@ -109,7 +109,7 @@ describe("the API of the first hour: adding a project and the provider doctor", 
   });
 
   it("lets only a client for every project add one: a read token, a project-scoped token and an agent are refused", async () => {
-    const before = lab.host.projects.list().length;
+    const before = (await lab.host.projects.list()).length;
     const reader = owner.with(
       lab.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:read"] }).token,
     );
