@@ -320,7 +320,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           runtimeMode: "approval-required",
         });
         const request = await lab.host.waiter.waitFor(
-          () => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "approval") ?? null,
+          async () => (await lab.host.threads.pendingRequests(threadId)).find((r) => r.kind === "approval") ?? null,
           { timeoutMs: 60_000 },
         );
         expect(request, "no approval request was raised").not.toBeNull();
@@ -346,7 +346,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           runtimeMode: "approval-required",
         });
         const request = await lab.host.waiter.waitFor(
-          () => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "approval") ?? null,
+          async () => (await lab.host.threads.pendingRequests(threadId)).find((r) => r.kind === "approval") ?? null,
           { timeoutMs: 60_000 },
         );
         expect(request, "no approval request was raised").not.toBeNull();
