@@ -26,8 +26,11 @@ export class TriggerRetention {
   ) {}
 
   /**
-   * Prunes one task's triggers (after it recorded one); returns how many went. What to remove is
-   * read and removed in one turn of the store's (`writeAsync`), with no command between.
+   * Prunes one task's triggers (after it recorded one); returns how many went. Its reads are
+   * awaited, so a command may commit between them and the removal; what it removes stays
+   * removable all the same: a trigger keeps the run it was recorded with, a finished run stays
+   * finished, the candidates are older than every window that reads them, and a newer timed
+   * trigger only makes the one kept as newest older still.
    */
   async pruneTask(taskId: string): Promise<number> {
     return this.engine.store.writeAsync(() => this.pruneTaskNow(taskId));
