@@ -231,13 +231,17 @@ export class ProviderSessionManager implements ProviderSessions {
     const pending = this.opening.get(threadId);
     if (pending) return pending;
     const current = this.live.get(threadId);
-    if (
-      current !== undefined &&
-      current.instanceId === thread.providerInstanceId &&
-      !(await this.renewsByReopening(current))
-    ) {
-      if (this.credentialDue(current) && this.canUpdateGrant(current)) void this.renewCredential(current);
-      return current;
+    if (current !== undefined && current.instanceId === thread.providerInstanceId) {
+      const reopen = await this.renewsByReopening(current);
+      // That read was awaited: a call that came meanwhile may have begun opening, or replaced the
+      // session; one opening per thread, so go with it (or decide again).
+      const openedMeanwhile = this.opening.get(threadId);
+      if (openedMeanwhile) return openedMeanwhile;
+      if (this.live.get(threadId) !== current) return this.ensure(threadId, withOpened);
+      if (!reopen) {
+        if (this.credentialDue(current) && this.canUpdateGrant(current)) void this.renewCredential(current);
+        return current;
+      }
     }
     const opening = (async () => {
       if (current !== undefined)

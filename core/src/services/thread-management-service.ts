@@ -7,6 +7,7 @@ import type { Caller } from "./caller.js";
 import { CallerThreadCommands } from "./threads/caller-thread-commands.js";
 import { RunWaits, type RunWaitResult } from "./threads/run-waits.js";
 import { ThreadBatchCreation, type ThreadBatchInput, type ThreadBatchResult } from "./threads/thread-batch-creation.js";
+import { HostTestReads } from "./threads/host-test-reads.js";
 import { ThreadCommands } from "./threads/thread-commands.js";
 import { ThreadSnoozing, type SnoozeOutcome } from "./threads/thread-snoozing.js";
 import type { CreateThreadRequest, SendRequest } from "./threads/thread-requests.js";
@@ -26,6 +27,7 @@ export type { CreateThreadRequest, SendRequest } from "./threads/thread-requests
 export class ThreadManagementService {
   constructor(
     private readonly commands: ThreadCommands,
+    private readonly testReads: HostTestReads,
     private readonly waits: RunWaits,
     private readonly callerCommands: CallerThreadCommands,
     private readonly batches: ThreadBatchCreation,
@@ -79,8 +81,8 @@ export class ThreadManagementService {
   }
 
   /** Reads a thread's runs, newest first. */
-  async runs(threadId: string, limit = 20): Promise<RunRecord[]> {
-    return this.commands.runs(threadId, limit);
+  runs(threadId: string, limit = 20): RunRecord[] {
+    return this.testReads.runs(threadId, limit);
   }
 
   /** t3_thread_send: any thread in the environment, never broader than the caller's modes. */
@@ -165,7 +167,7 @@ export class ThreadManagementService {
   }
 
   /** Pending runtime requests of a thread, oldest first. */
-  async pendingRequests(threadId: string): Promise<RuntimeRequestRecord[]> {
-    return this.commands.pendingRequests(threadId);
+  pendingRequests(threadId: string): RuntimeRequestRecord[] {
+    return this.testReads.pendingRequests(threadId);
   }
 }

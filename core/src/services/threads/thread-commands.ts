@@ -279,17 +279,6 @@ export class ThreadCommands {
     return { status: "interrupt_requested", run: outcome.result };
   }
 
-  /** Reads a thread's runs, newest first. */
-  async runs(threadId: string, limit = 20): Promise<RunRecord[]> {
-    await this.getThread(threadId);
-    return await this.engine.reader.select(
-      "run",
-      "thread_id = ?",
-      [threadId],
-      `ORDER BY ordinal DESC LIMIT ${Math.max(1, Math.floor(limit))}`,
-    );
-  }
-
   /** Answers a runtime request (approval decision, answers, or dismiss) from a person or client. */
   async respondToRequest(requestId: string, response: RuntimeRequestResponse): Promise<RuntimeRequestRecord> {
     await this.engine.execute({
@@ -302,16 +291,5 @@ export class ThreadCommands {
       },
     });
     return (await this.engine.reader.get("runtimeRequest", requestId))!;
-  }
-
-  /** Pending runtime requests of a thread, oldest first. */
-  async pendingRequests(threadId: string): Promise<RuntimeRequestRecord[]> {
-    await this.getThread(threadId);
-    return await this.engine.reader.select(
-      "runtimeRequest",
-      "thread_id = ? AND status = 'pending'",
-      [threadId],
-      "ORDER BY rowid",
-    );
   }
 }
