@@ -328,7 +328,7 @@ export class EffectExecutor implements EffectRunner {
     }
     // A provider that acknowledged the interrupt but never ends the turn would hold the thread
     // forever; after a grace period its session is closed and the turn recorded as interrupted.
-    const timer = setTimeout(async () => {
+    const closeIfStillRunning = async (): Promise<void> => {
       const current = this.engine.store.isOpen() ? await this.engine.reader.get("attempt", attempt.id) : null;
       if (current === null || !["starting", "running"].includes(current.status)) return;
       this.logger.warn("provider did not end an interrupted turn; closing its session", { threadId: attempt.threadId });
@@ -346,7 +346,17 @@ export class EffectExecutor implements EffectRunner {
             error: (error as Error).message,
           }),
         );
-    }, INTERRUPT_GRACE_MS);
+    };
+    const timer = setTimeout(
+      () =>
+        void closeIfStillRunning().catch((error: unknown) =>
+          this.logger.warn("reading an interrupted turn failed", {
+            threadId: attempt.threadId,
+            error: (error as Error).message,
+          }),
+        ),
+      INTERRUPT_GRACE_MS,
+    );
     timer.unref();
   }
 

@@ -140,9 +140,9 @@ export class ThreadMetadataService {
       },
     );
     if (!result.replayed) {
-      queueMicrotask(async () => {
+      queueMicrotask(() => {
         if (!this.engine.store.isOpen()) return;
-        void (await this.engine.apply(async (ctx) => {
+        void this.engine.apply(async (ctx) => {
           const current = await ctx.get("thread", thread.id);
           if (current === null || !current.titleRegenerationPending) return;
           const first = (
@@ -161,7 +161,7 @@ export class ThreadMetadataService {
             titleRegenerationPending: false,
             updatedAt: ctx.now,
           });
-        }));
+        });
       });
     }
     return result;
