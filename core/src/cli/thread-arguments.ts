@@ -56,9 +56,13 @@ function contains(root: string, folder: string): boolean {
  * Without one, the project whose folder holds the working directory (the innermost). A folder
  * that is no project is refused with the command that adds it.
  */
-export function projectIdOf(host: SwitchyardHost, value: string | undefined, cwd: string = process.cwd()): string {
+export async function projectIdOf(
+  host: SwitchyardHost,
+  value: string | undefined,
+  cwd: string = process.cwd(),
+): Promise<string> {
   if (value !== undefined) {
-    const project = host.projects.find(value);
+    const project = await host.projects.find(value);
     if (project !== null) return project.id;
     const folder = realFolder(resolve(value));
     if (folder !== null)
@@ -75,8 +79,7 @@ export function projectIdOf(host: SwitchyardHost, value: string | undefined, cwd
     );
   }
   const here = realFolder(cwd) ?? resolve(cwd);
-  const holding = host.projects
-    .list()
+  const holding = (await host.projects.list())
     .filter((project) => !project.scratch && contains(project.rootPath, here))
     .sort((a, b) => b.rootPath.length - a.rootPath.length)[0];
   if (holding !== undefined) return holding.id;

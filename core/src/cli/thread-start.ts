@@ -180,7 +180,7 @@ export async function startThread(
     options,
     { verbs: ["orchestration:read", "orchestration:operate"], command: behaviour.command, follows: behaviour.wait },
     async (api, host) => {
-      const projectId = projectIdOf(host, options.project);
+      const projectId = await projectIdOf(host, options.project);
       // Opened before the thread exists, so none of its events can be missed.
       const feed = behaviour.wait ? await ServerEventFeed.open(api, { projectId, types: FOLLOWED_EVENT_TYPES }) : null;
       try {

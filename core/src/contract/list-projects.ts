@@ -23,6 +23,6 @@ export const ListedProject = ProjectView.extend({
 
 export const ListProjectsOutput = z.object({ projects: z.array(ListedProject) });
 
-export function projectView(project: ReturnType<ProjectService["list"]>[number]): z.input<typeof ProjectView> {
+export function projectView(project: Awaited<ReturnType<ProjectService["list"]>>[number]): z.input<typeof ProjectView> {
   return { projectId: project.id, name: project.name, rootPath: project.rootPath, scratch: project.scratch };
 }

@@ -52,6 +52,15 @@ export class BootReconciler implements Reconciler {
 
     let resetEffects = 0;
     let abandonedEffects = 0;
+    // The turn starts whose attempt was still pending when the crash cut them short, read before
+    // the store's turn (its work is synchronous). Nothing else runs yet at boot, so no command
+    // moves an attempt between this read and the writes below.
+    const pendingAttempts = new Set<string>();
+    for (const effect of store.unfinishedEffects()) {
+      if (effect.status !== "claimed" || effect.type !== EFFECT.turnStart) continue;
+      const attemptId = (effect.payload as { attemptId: string }).attemptId;
+      if ((await this.engine.reader.get("attempt", attemptId))?.status === "pending") pendingAttempts.add(attemptId);
+    }
     // Nothing else runs yet at boot, but outbox writes go through the store's turn all the same.
     await store.writeAsync(() => {
       // Effects on lasting things (a workspace's git work) are written to run again: a claimed one
@@ -65,8 +74,7 @@ export class BootReconciler implements Reconciler {
           continue;
         }
         if (effect.type === EFFECT.turnStart) {
-          const attempt = store.get("attempt", (effect.payload as { attemptId: string }).attemptId);
-          if (attempt !== null && attempt.status === "pending") {
+          if (pendingAttempts.has((effect.payload as { attemptId: string }).attemptId)) {
             store.retryEffect(effect.id, 0, "reset after restart", new Date().toISOString());
             resetEffects += 1;
             continue;

@@ -63,10 +63,9 @@ export class EffectExecutor implements EffectRunner {
   }
 
   private async startTurn({ attemptId }: TurnStartPayload): Promise<void> {
-    const store = this.engine.store;
-    const attempt = store.get("attempt", attemptId);
+    const attempt = await this.engine.reader.get("attempt", attemptId);
     if (attempt === null || attempt.status !== "pending") return;
-    const run = store.get("run", attempt.runId)!;
+    const run = (await this.engine.reader.get("run", attempt.runId))!;
     if (isTerminalRunStatus(run.status)) return;
     // The turn's start is recorded with its session's open record when this opens the session
     // (one commit for both); else on its own once the session is there.
@@ -116,7 +115,7 @@ export class EffectExecutor implements EffectRunner {
     if (started === null) return;
     if (live.continuation === continuation) live.continuation = null;
     this.sessions.touchCredential(live.providerSessionId);
-    const thread = store.get("thread", attempt.threadId)!;
+    const thread = (await this.engine.reader.get("thread", attempt.threadId))!;
     const handoff = live.needsHistoryHandoff
       ? await this.handOffHistory(live, thread, run, continuation?.reason ?? null)
       : null;
@@ -181,7 +180,7 @@ export class EffectExecutor implements EffectRunner {
     reason: string | null,
   ): Promise<string | null> {
     live.needsHistoryHandoff = false;
-    const capabilities = this.engine.store.get("providerSession", live.providerSessionId)?.capabilities;
+    const capabilities = (await this.engine.reader.get("providerSession", live.providerSessionId))?.capabilities;
     const content = await portableContext(this.engine.reader, thread, capabilities?.context.maxHandoffChars ?? 12_000, {
       beforeRunOrdinal: run.ordinal,
     });
@@ -227,8 +226,7 @@ export class EffectExecutor implements EffectRunner {
   }
 
   private async steerTurn(payload: TurnSteerPayload): Promise<void> {
-    const store = this.engine.store;
-    const attempt = store.get("attempt", payload.attemptId);
+    const attempt = await this.engine.reader.get("attempt", payload.attemptId);
     const live = attempt ? this.sessions.get(attempt.threadId) : null;
     if (
       attempt !== null &&
@@ -299,8 +297,7 @@ export class EffectExecutor implements EffectRunner {
   }
 
   private async interruptTurn(payload: TurnInterruptPayload): Promise<void> {
-    const store = this.engine.store;
-    const attempt = store.get("attempt", payload.attemptId);
+    const attempt = await this.engine.reader.get("attempt", payload.attemptId);
     if (attempt === null || !["starting", "running"].includes(attempt.status)) return;
     const live = this.sessions.get(attempt.threadId);
     if (live === null || live.providerSessionId !== attempt.providerSessionId) {
@@ -331,8 +328,8 @@ export class EffectExecutor implements EffectRunner {
     }
     // A provider that acknowledged the interrupt but never ends the turn would hold the thread
     // forever; after a grace period its session is closed and the turn recorded as interrupted.
-    const timer = setTimeout(() => {
-      const current = this.engine.store.isOpen() ? this.engine.store.get("attempt", attempt.id) : null;
+    const closeIfStillRunning = async (): Promise<void> => {
+      const current = this.engine.store.isOpen() ? await this.engine.reader.get("attempt", attempt.id) : null;
       if (current === null || !["starting", "running"].includes(current.status)) return;
       this.logger.warn("provider did not end an interrupted turn; closing its session", { threadId: attempt.threadId });
       void this.sessions
@@ -349,13 +346,22 @@ export class EffectExecutor implements EffectRunner {
             error: (error as Error).message,
           }),
         );
-    }, INTERRUPT_GRACE_MS);
+    };
+    const timer = setTimeout(
+      () =>
+        void closeIfStillRunning().catch((error: unknown) =>
+          this.logger.warn("reading an interrupted turn failed", {
+            threadId: attempt.threadId,
+            error: (error as Error).message,
+          }),
+        ),
+      INTERRUPT_GRACE_MS,
+    );
     timer.unref();
   }
 
   private async respond(payload: RequestRespondPayload): Promise<void> {
-    const store = this.engine.store;
-    const request = store.get("runtimeRequest", payload.requestId);
+    const request = await this.engine.reader.get("runtimeRequest", payload.requestId);
     if (request === null || request.response === null) return;
     const live = this.sessions.get(request.threadId);
     if (live === null || live.providerSessionId !== request.providerSessionId) {

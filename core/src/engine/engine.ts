@@ -8,7 +8,7 @@ import { isStoreBusy } from "../util/store-busy.js";
 import { requestHash, type IdAllocator, IdAllocatorToken } from "../util/ids.js";
 import { CommandContext, type CommitAction, type EngineHooks } from "./command-context.js";
 import { type EngineReaction, EngineReactionsToken } from "./engine-reaction.js";
-import { type ProjectionReader, storeReader } from "./projection-reader.js";
+import { type CommittedReader, storeReader } from "./projection-reader.js";
 import type { Command, CommandOutcome, Engine } from "./ports.js";
 import { inject, injectable } from "tsyringe";
 
@@ -26,7 +26,7 @@ export class TransactionalEngine implements Engine {
   /** The in-transaction reactions, as command contexts call them. */
   private readonly hooks: EngineHooks;
   /** Reads committed projections outside any command (see `Engine.reader`). */
-  readonly reader: ProjectionReader;
+  readonly reader: CommittedReader;
   /** The names of the reactions, in the order they run. */
   readonly reactionNames: readonly string[];
 

@@ -1,4 +1,4 @@
-import type { ProjectionReader } from "./projection-reader.js";
+import type { CommittedReader } from "./projection-reader.js";
 import type { AdapterEvent } from "../spec/index.js";
 import type { CommitNudge } from "../store/commit-feed.js";
 import type { EventStore, OutboxEffect } from "../store/ports.js";
@@ -41,7 +41,7 @@ export interface Engine {
    * Reads projections outside any command (views, schedulers, services deciding what to ask
    * for): the same async reads a command context offers, over the store's committed state.
    */
-  readonly reader: ProjectionReader;
+  readonly reader: CommittedReader;
   readonly clock: Clock;
   readonly ids: IdAllocator;
   /** The names of the in-transaction reactions, in the order they run. */

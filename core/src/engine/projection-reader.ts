@@ -1,6 +1,6 @@
 import type { TableModule } from "../store/table-sql.js";
-import type { EventStore } from "../store/ports.js";
-import type { EntityName, EntityRecords } from "../store/records.js";
+import type { CommandReceipt, EventStore } from "../store/ports.js";
+import type { EntityName, EntityRecords, StoredEvent } from "../store/records.js";
 
 /**
  * Anything that can read projections: a command context (inside its command's transaction) or
@@ -25,9 +25,33 @@ export interface ProjectionReader {
   table<T>(open: TableModule<T>): T;
 }
 
-/** A {@link ProjectionReader} over a store, for code outside a command (views, schedulers). */
-export function storeReader(store: EventStore): ProjectionReader {
+/**
+ * What code outside any command reads of the committed state (`Engine.reader`): the projections,
+ * as a command context reads them, and the log and receipts, which only committed state has.
+ * Every read is a promise, as on a PostgreSQL store; nothing outside core/src/store and the
+ * engine's transaction reads the store synchronously (the lint rule says so).
+ */
+export interface CommittedReader extends ProjectionReader {
+  /** The newest committed event's sequence, or 0. */
+  lastSequence(): Promise<number>;
+  /** Committed events after `sequence`, oldest first. */
+  eventsAfter(sequence: number, limit?: number): Promise<StoredEvent[]>;
+  /** The record as it was before the event at `sequence` (that record's previous upsert), or null. */
+  previousUpsert(sequence: number): Promise<EntityRecords[EntityName] | null>;
+  /** The sequence of a record's oldest upsert still reachable from its projection row, or null without a row. */
+  firstUpsertSequence(entity: EntityName, id: string): Promise<number | null>;
+  /** The receipt of a command that committed, or null. */
+  receipt(commandId: string): Promise<CommandReceipt | null>;
+}
+
+/** A {@link CommittedReader} over a store, for code outside a command (views, schedulers). */
+export function storeReader(store: EventStore): CommittedReader {
   return {
+    lastSequence: async () => store.lastSequence(),
+    eventsAfter: async (sequence, limit) => store.eventsAfter(sequence, limit),
+    previousUpsert: async (sequence) => store.previousUpsert(sequence),
+    firstUpsertSequence: async (entity, id) => store.firstUpsertSequence(entity, id),
+    receipt: async (commandId) => store.getReceipt(commandId),
     get: async (entity, id) => store.get(entity, id),
     select: async (entity, where, params, suffix) => store.select(entity, where, params, suffix),
     count: async (entity, where, params) => store.count(entity, where, params),

@@ -132,8 +132,10 @@ export class ProviderEventIngestor implements ProviderEventSink {
       return;
     }
     // An event already settled changes nothing: a batch of only those opens no transaction.
-    const batch = this.withoutSettled(this.queue);
+    // Taken before the first await: events heard while it reads go to the next flush.
+    const queued = this.queue;
     this.queue = [];
+    const batch = await this.withoutSettled(queued);
     const exited: ExitedSession[] = [];
     try {
       if (batch.length > 0)
@@ -191,22 +193,29 @@ export class ProviderEventIngestor implements ProviderEventSink {
    * inside), and the cursor a session announced while it opened, which its open record already
    * carries (unless a cursor ahead of it in the batch changes the session's first).
    */
-  private withoutSettled(batch: readonly QueuedEvent[]): QueuedEvent[] {
+  private async withoutSettled(batch: readonly QueuedEvent[]): Promise<QueuedEvent[]> {
     const cursorsChanged = new Set<string>();
-    return batch.filter(({ providerSessionId, event }) => {
+    const kept: QueuedEvent[] = [];
+    for (const queued of batch) {
+      const { providerSessionId, event } = queued;
       if (event.type === "turn.started") {
-        const attempt = this.engine.store.get("attempt", event.turnId);
-        return attempt === null || attempt.status === "pending" || attempt.status === "starting";
+        const attempt = await this.engine.reader.get("attempt", event.turnId);
+        if (attempt === null || attempt.status === "pending" || attempt.status === "starting") kept.push(queued);
+        continue;
       }
       if (event.type === "session.resume_cursor") {
         const settled =
           !cursorsChanged.has(providerSessionId) &&
-          this.engine.store.get("providerSession", providerSessionId)?.resumeCursor === event.cursor;
-        if (!settled) cursorsChanged.add(providerSessionId);
-        return !settled;
+          (await this.engine.reader.get("providerSession", providerSessionId))?.resumeCursor === event.cursor;
+        if (!settled) {
+          cursorsChanged.add(providerSessionId);
+          kept.push(queued);
+        }
+        continue;
       }
-      return true;
-    });
+      kept.push(queued);
+    }
+    return kept;
   }
 
   private appendLive(

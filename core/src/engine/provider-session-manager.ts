@@ -138,11 +138,13 @@ export class ProviderSessionManager implements ProviderSessions {
    * A session whose credential is due and cannot take a new one live is reopened between
    * turns (when the provider resumes its conversation): the new session gets a new credential.
    */
-  private renewsByReopening(live: LiveSession): boolean {
+  private async renewsByReopening(live: LiveSession): Promise<boolean> {
     if (!this.credentialDue(live) || this.canUpdateGrant(live)) return false;
     if (!this.registry.capabilities(live.instanceId).sessions.resume) return false;
     return (
-      this.engine.store.count("attempt", "thread_id = ? AND status IN ('starting', 'running')", [live.threadId]) === 0
+      (await this.engine.reader.count("attempt", "thread_id = ? AND status IN ('starting', 'running')", [
+        live.threadId,
+      ])) === 0
     );
   }
 
@@ -224,14 +226,22 @@ export class ProviderSessionManager implements ProviderSessions {
   /** Returns the thread's live session, opening (or resuming) one when needed. */
   async ensure(threadId: string, withOpened?: SessionOpenedWork): Promise<LiveSession> {
     this.cancelIdleClose(threadId);
-    const thread = this.engine.store.get("thread", threadId);
+    const thread = await this.engine.reader.get("thread", threadId);
     if (thread === null) throw new SwitchyardError("not_found", `Thread ${threadId} does not exist.`);
     const pending = this.opening.get(threadId);
     if (pending) return pending;
     const current = this.live.get(threadId);
-    if (current !== undefined && current.instanceId === thread.providerInstanceId && !this.renewsByReopening(current)) {
-      if (this.credentialDue(current) && this.canUpdateGrant(current)) void this.renewCredential(current);
-      return current;
+    if (current !== undefined && current.instanceId === thread.providerInstanceId) {
+      const reopen = await this.renewsByReopening(current);
+      // That read was awaited: a call that came meanwhile may have begun opening, or replaced the
+      // session; one opening per thread, so go with it (or decide again).
+      const openedMeanwhile = this.opening.get(threadId);
+      if (openedMeanwhile) return openedMeanwhile;
+      if (this.live.get(threadId) !== current) return this.ensure(threadId, withOpened);
+      if (!reopen) {
+        if (this.credentialDue(current) && this.canUpdateGrant(current)) void this.renewCredential(current);
+        return current;
+      }
     }
     const opening = (async () => {
       if (current !== undefined)
@@ -258,7 +268,7 @@ export class ProviderSessionManager implements ProviderSessions {
     withOpened: SessionOpenedWork | undefined,
     known: ThreadRecord | null,
   ): Promise<LiveSession> {
-    const thread = known ?? this.engine.store.get("thread", threadId)!;
+    const thread = known ?? (await this.engine.reader.get("thread", threadId))!;
     const instance = this.registry.get(thread.providerInstanceId);
     if (instance === null || instance.adapter === null) {
       throw new SwitchyardError(
@@ -268,7 +278,7 @@ export class ProviderSessionManager implements ProviderSessions {
       );
     }
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
-    const earlier = this.resumePoint(threadId, thread.providerInstanceId);
+    const earlier = await this.resumePoint(threadId, thread.providerInstanceId);
     const query: SessionContinuationQuery = {
       capabilities,
       resumeCursor: capabilities.sessions.resume ? earlier.cursor : null,
@@ -276,11 +286,11 @@ export class ProviderSessionManager implements ProviderSessions {
       // A run that ended before this one: the run this session opens for has its own prompt in the
       // timeline already, which is no conversation to carry over.
       earlierConversation:
-        this.engine.store.count(
+        (await this.engine.reader.count(
           "item",
           `thread_id = ? AND kind IN ('user_message', 'assistant_message') AND run_id IN (SELECT id FROM runs WHERE thread_id = ? AND status IN (${TERMINAL_RUN_STATUSES.map(() => "?").join(", ")}))`,
           [threadId, threadId, ...TERMINAL_RUN_STATUSES],
-        ) > 0,
+        )) > 0,
     };
     const decision = decideSessionContinuation(query);
     if (decision.action !== "resume")
@@ -320,10 +330,13 @@ export class ProviderSessionManager implements ProviderSessions {
    * newest session's cursor; none, and why, when a newer session had to start over because
    * reopening the conversation before it failed (so a broken cursor is not tried again).
    */
-  private resumePoint(threadId: string, instanceId: string): { cursor: string | null; failure: string | null } {
+  private async resumePoint(
+    threadId: string,
+    instanceId: string,
+  ): Promise<{ cursor: string | null; failure: string | null }> {
     // Newest first by rowid, the order the sessions were opened in (a replay keeps it); two
     // opened in the same millisecond share an openedAt.
-    const sessions = this.engine.store.select(
+    const sessions = await this.engine.reader.select(
       "providerSession",
       "thread_id = ? AND provider_instance_id = ?",
       [threadId, instanceId],

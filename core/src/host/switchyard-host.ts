@@ -153,6 +153,7 @@ export class SwitchyardHost {
       // listener returned, in the async context of the commit that called it.
       this.engine.onEvents((events) => {
         const idle = (threadId: string) =>
+          // eslint-disable-next-line no-restricted-syntax -- a commit listener reads as it hears (see above); async with the port
           this.store.select(
             "run",
             "thread_id = ? AND status IN ('starting', 'running', 'waiting')",
@@ -169,6 +170,7 @@ export class SwitchyardHost {
           if (event.entity !== "run") continue;
           const run = event.record as RunRecord;
           if (!isTerminalRunStatus(run.status) || !idle(run.threadId)) continue;
+          // eslint-disable-next-line no-restricted-syntax -- a commit listener reads as it hears (see above); async with the port
           if (this.store.get("thread", run.threadId)?.stopped === true)
             void this.sessions.close(run.threadId, "stopped");
           else this.sessions.scheduleIdleClose(run.threadId);

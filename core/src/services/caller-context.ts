@@ -22,9 +22,9 @@ export class CallerContext {
   ) {}
 
   /** The caller's own thread (agents), or null. */
-  thread(caller: Caller): ThreadRecord | null {
+  async thread(caller: Caller): Promise<ThreadRecord | null> {
     if (caller.threadId === null) return null;
-    const thread = this.engine.store.get("thread", caller.threadId);
+    const thread = await this.engine.reader.get("thread", caller.threadId);
     return thread === null || thread.deletedAt !== null ? null : thread;
   }
 
@@ -33,7 +33,7 @@ export class CallerContext {
     if (caller.kind !== "agent" || caller.threadId === null) return null;
     const run = await activeRun(this.engine.reader, caller.threadId);
     if (run === null || run.currentAttemptId === null) return null;
-    const attempt = this.engine.store.get("attempt", run.currentAttemptId);
+    const attempt = await this.engine.reader.get("attempt", run.currentAttemptId);
     if (attempt === null || attempt.providerSessionId !== caller.providerSessionId) return null;
     return run;
   }
@@ -101,7 +101,7 @@ export class CallerContext {
     if (caller.kind !== "agent") return caller.ceiling ?? CLIENT_CEILING;
     const run = await this.liveRun(caller);
     if (run !== null) return { runtimeMode: run.runtimeMode, interactionMode: run.interactionMode };
-    const thread = this.thread(caller);
+    const thread = await this.thread(caller);
     if (thread !== null) return { runtimeMode: thread.runtimeMode, interactionMode: thread.interactionMode };
     return { runtimeMode: "approval-required", interactionMode: "plan" };
   }
@@ -113,14 +113,14 @@ export class CallerContext {
    * provider-session credential, which ends with its session. Null when unknown (a thread made
    * before threads recorded it).
    */
-  authority(caller: Caller): Authority | null {
-    if (caller.kind === "agent") return this.thread(caller)?.authority ?? null;
+  async authority(caller: Caller): Promise<Authority | null> {
+    if (caller.kind === "agent") return (await this.thread(caller))?.authority ?? null;
     return caller.authority ?? null;
   }
 
   /** What new work inherits: the caller's provider, model and modes (null for clients). */
   async inherited(caller: Caller): Promise<InheritedSelection | null> {
-    const thread = this.thread(caller);
+    const thread = await this.thread(caller);
     if (thread === null) return null;
     const run = await this.liveRun(caller);
     return {
@@ -137,23 +137,23 @@ export class CallerContext {
    * agent's, by `reach.agentProjects`: every project (`all`, the default) or only its own
    * thread's (`own`).
    */
-  projectScope(caller: Caller): ProjectScope {
+  async projectScope(caller: Caller): Promise<ProjectScope> {
     if (caller.kind !== "agent") return caller.projects ?? "*";
     if (this.config.reach.agentProjects === "all") return "*";
-    const thread = this.thread(caller);
+    const thread = await this.thread(caller);
     return thread === null ? [] : [thread.projectId];
   }
 
   /** Whether the caller may use a project. */
-  mayUseProject(caller: Caller, projectId: string): boolean {
-    const scope = this.projectScope(caller);
+  async mayUseProject(caller: Caller, projectId: string): Promise<boolean> {
+    const scope = await this.projectScope(caller);
     return scope === "*" || scope.includes(projectId);
   }
 
   /** Refuses a project outside the caller's projects with `capability_denied`. */
-  requireProjectInScope(caller: Caller, projectId: string): void {
-    if (this.mayUseProject(caller, projectId)) return;
-    const scope = this.projectScope(caller);
+  async requireProjectInScope(caller: Caller, projectId: string): Promise<void> {
+    if (await this.mayUseProject(caller, projectId)) return;
+    const scope = await this.projectScope(caller);
     const allowed = scope === "*" ? [] : [...scope];
     const why =
       caller.kind === "agent"
@@ -174,15 +174,15 @@ export class CallerContext {
    * not exist (`thread_not_found`, `task_not_found`), so a scoped token learns nothing about
    * the others; ones that do not exist are left to the operation, which says so itself.
    */
-  requireInScope(
+  async requireInScope(
     caller: Caller,
     refs: { threadIds?: readonly string[]; taskIds?: readonly string[]; projectIds?: readonly string[] },
-  ): void {
-    if (this.projectScope(caller) === "*") return;
-    for (const projectId of refs.projectIds ?? []) this.requireProjectInScope(caller, projectId);
+  ): Promise<void> {
+    if ((await this.projectScope(caller)) === "*") return;
+    for (const projectId of refs.projectIds ?? []) await this.requireProjectInScope(caller, projectId);
     for (const threadId of refs.threadIds ?? []) {
-      const thread = this.engine.store.get("thread", threadId);
-      if (thread !== null && !this.mayUseProject(caller, thread.projectId)) {
+      const thread = await this.engine.reader.get("thread", threadId);
+      if (thread !== null && !(await this.mayUseProject(caller, thread.projectId))) {
         throw new OrchestratorFailure(
           "thread_not_found",
           `Thread ${threadId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : caller.kind === "environment" ? "grant" : "token"} may use.`,
@@ -191,9 +191,9 @@ export class CallerContext {
       }
     }
     for (const taskId of refs.taskIds ?? []) {
-      const task = this.engine.store.get("delegatedTask", taskId);
-      const thread = task === null ? null : this.engine.store.get("thread", task.parentThreadId);
-      if (task !== null && (thread === null || !this.mayUseProject(caller, thread.projectId))) {
+      const task = await this.engine.reader.get("delegatedTask", taskId);
+      const thread = task === null ? null : await this.engine.reader.get("thread", task.parentThreadId);
+      if (task !== null && (thread === null || !(await this.mayUseProject(caller, thread.projectId)))) {
         throw new OrchestratorFailure(
           "task_not_found",
           `Task ${taskId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : caller.kind === "environment" ? "grant" : "token"} may use.`,
@@ -204,15 +204,15 @@ export class CallerContext {
   }
 
   /** The project a caller works in: `projectId` when given, else its thread's; clients must name one. */
-  project(caller: Caller, projectId: string | undefined): string {
+  async project(caller: Caller, projectId: string | undefined): Promise<string> {
     if (projectId !== undefined) {
-      this.requireProjectInScope(caller, projectId);
+      await this.requireProjectInScope(caller, projectId);
       // A query, not a get: answered from the store's committed reads while nothing changed.
-      if (!this.engine.store.exists("project", "id = ?", [projectId]))
+      if (!(await this.engine.reader.exists("project", "id = ?", [projectId])))
         throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
       return projectId;
     }
-    const thread = this.thread(caller);
+    const thread = await this.thread(caller);
     if (thread !== null) return thread.projectId;
     throw new OrchestratorFailure(
       "invalid_request",
@@ -237,16 +237,21 @@ export class CallerContext {
    * folders its agent works in), else of its connection's `--project` folder, else the only
    * project it may use. Otherwise `invalid_request` listing the projects it may use.
    */
-  workProject(
+  async workProject(
     caller: Caller,
     projectId: string | undefined,
-  ): { projectId: string; cwd: string | null; from: "argument" | "thread" | "roots" | "connection" | "only_project" } {
-    if (projectId !== undefined) return { projectId: this.project(caller, projectId), cwd: null, from: "argument" };
-    const thread = this.thread(caller);
+  ): Promise<{
+    projectId: string;
+    cwd: string | null;
+    from: "argument" | "thread" | "roots" | "connection" | "only_project";
+  }> {
+    if (projectId !== undefined)
+      return { projectId: await this.project(caller, projectId), cwd: null, from: "argument" };
+    const thread = await this.thread(caller);
     if (thread !== null) return { projectId: thread.projectId, cwd: null, from: "thread" };
-    const usable = this.engine.store
-      .select("project", "1 = 1", [], "ORDER BY rowid")
-      .filter((project) => !project.scratch && this.mayUseProject(caller, project.id));
+    const usable: ProjectRecord[] = [];
+    for (const project of await this.engine.reader.select("project", "1 = 1", [], "ORDER BY rowid"))
+      if (!project.scratch && (await this.mayUseProject(caller, project.id))) usable.push(project);
     for (const root of caller.attachment?.roots ?? []) {
       const match = projectContaining(usable, root);
       if (match !== null) return { projectId: match.id, cwd: root, from: "roots" };

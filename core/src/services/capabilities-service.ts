@@ -5,6 +5,7 @@ import { type SwitchyardConfig, ConfigToken } from "../config/config-schema.js";
 import { type Engine, EngineToken } from "../engine/ports.js";
 import { type ProviderCatalog, ProviderCatalogToken } from "../engine/provider-catalog.js";
 import type { Caller } from "./caller.js";
+import type { ProjectRecord } from "../store/records.js";
 import { CallerContext } from "./caller-context.js";
 import { shortModelList } from "./model-short-list.js";
 import { ProfileOffers, type ProfileOffer } from "./profiles/profile-offers.js";
@@ -75,7 +76,7 @@ export class CapabilitiesService {
         ...this.policy.describeProviderConduct(capabilities),
       });
     }
-    const thread = this.callers.thread(caller);
+    const thread = await this.callers.thread(caller);
     const profiles = await this.profiles.forCaller(caller);
     return {
       callerKind: caller.kind,
@@ -88,15 +89,12 @@ export class CapabilitiesService {
       parentRunActive: (await this.callers.liveRun(caller)) !== null,
       projectId: thread?.projectId ?? null,
       projects: await Promise.all(
-        this.engine.store
-          .select("project", "1 = 1", [], "ORDER BY created_at")
-          .filter((p) => this.callers.mayUseProject(caller, p.id))
-          .map(async (p) => ({
-            projectId: p.id,
-            name: p.name,
-            workspaces: await this.workspaces.strategies(p.id),
-            defaultWorkspace: this.workspaces.defaultFor(p.id),
-          })),
+        (await this.usableProjects(caller)).map(async (p) => ({
+          projectId: p.id,
+          name: p.name,
+          workspaces: await this.workspaces.strategies(p.id),
+          defaultWorkspace: await this.workspaces.defaultFor(p.id),
+        })),
       ),
       providers,
       // What a model needs to pick a profile; `switchyard profiles list` shows the rest.
@@ -122,6 +120,14 @@ export class CapabilitiesService {
       // The budgets in force: the config's defaults, and every budget covering the caller's tree.
       budgets: await this.usage.inForce(thread?.id ?? null),
     };
+  }
+
+  /** The projects the caller may use, oldest first. */
+  private async usableProjects(caller: Caller): Promise<ProjectRecord[]> {
+    const usable: ProjectRecord[] = [];
+    for (const project of await this.engine.reader.select("project", "1 = 1", [], "ORDER BY created_at"))
+      if (await this.callers.mayUseProject(caller, project.id)) usable.push(project);
+    return usable;
   }
 }
 

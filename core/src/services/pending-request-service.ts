@@ -76,8 +76,8 @@ export class PendingRequestService {
     private readonly origins: ReachOrigins,
   ) {}
 
-  private child(caller: Caller, threadId: string): ThreadRecord {
-    const thread = this.engine.store.get("thread", threadId);
+  private async child(caller: Caller, threadId: string): Promise<ThreadRecord> {
+    const thread = await this.engine.reader.get("thread", threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     if (
@@ -98,21 +98,27 @@ export class PendingRequestService {
     return request.kind === "user_input" || caller.kind === "client";
   }
 
-  list(caller: Caller, threadId: string): PendingRequestView[] {
-    const thread = this.child(caller, threadId);
-    return this.engine.store
-      .select("runtimeRequest", "thread_id = ? AND status = 'pending'", [thread.id], "ORDER BY rowid")
+  async list(caller: Caller, threadId: string): Promise<PendingRequestView[]> {
+    const thread = await this.child(caller, threadId);
+    return (
+      await this.engine.reader.select(
+        "runtimeRequest",
+        "thread_id = ? AND status = 'pending'",
+        [thread.id],
+        "ORDER BY rowid",
+      )
+    )
       .filter((request) => this.visible(caller, request))
       .map(requestView);
   }
 
-  read(caller: Caller, threadId: string, requestId: string): PendingRequestView {
-    return requestView(this.record(caller, threadId, requestId));
+  async read(caller: Caller, threadId: string, requestId: string): Promise<PendingRequestView> {
+    return requestView(await this.record(caller, threadId, requestId));
   }
 
-  private record(caller: Caller, threadId: string, requestId: string): RuntimeRequestRecord {
-    const thread = this.child(caller, threadId);
-    const request = this.engine.store.get("runtimeRequest", requestId);
+  private async record(caller: Caller, threadId: string, requestId: string): Promise<RuntimeRequestRecord> {
+    const thread = await this.child(caller, threadId);
+    const request = await this.engine.reader.get("runtimeRequest", requestId);
     if (request === null || request.threadId !== thread.id || !this.visible(caller, request)) {
       const what = caller.kind === "agent" ? "a question" : "a pending request";
       throw new OrchestratorFailure(
@@ -132,11 +138,14 @@ export class PendingRequestService {
   async respond(caller: Caller, input: PendingRequestAnswer): Promise<PendingRequestView> {
     if (input.decision !== undefined) this.requireCapability(caller, "approval");
     if (input.answers !== undefined) this.requireCapability(caller, "user_input");
-    const request = this.record(caller, input.threadId, input.requestId);
+    const request = await this.record(caller, input.threadId, input.requestId);
     this.requireCapability(caller, request.kind);
     await this.callers.requireLiveRunForChanges(caller, "t3_pending_request respond");
     if (caller.kind !== "agent")
-      await this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", request.threadId)!);
+      await this.callers.requireTargetWithinCeiling(
+        caller,
+        (await this.engine.reader.get("thread", request.threadId))!,
+      );
     if (request.status !== "pending")
       throw new OrchestratorFailure("invalid_request", `Request ${input.requestId} is already ${request.status}.`, {
         requestId: input.requestId,
@@ -158,7 +167,7 @@ export class PendingRequestService {
         return null;
       },
     });
-    return requestView(this.engine.store.get("runtimeRequest", input.requestId)!);
+    return requestView((await this.engine.reader.get("runtimeRequest", input.requestId))!);
   }
 
   private requireCapability(caller: Caller, kind: RuntimeRequestRecord["kind"]): void {

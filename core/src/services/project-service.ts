@@ -36,7 +36,7 @@ export class ProjectService {
         { callerKind: caller.kind, reason: "clients_only" },
       );
     }
-    const scope = this.callers.projectScope(caller);
+    const scope = await this.callers.projectScope(caller);
     if (scope !== "*") {
       throw new OrchestratorFailure(
         "capability_denied",
@@ -51,7 +51,7 @@ export class ProjectService {
         { field: "path", path: input.path },
       );
     }
-    const existed = this.find(input.path) !== null;
+    const existed = (await this.find(input.path)) !== null;
     try {
       return { project: await this.add(input.path, input.name), existed };
     } catch (error) {
@@ -79,14 +79,15 @@ export class ProjectService {
       );
     }
     const root = this.existingFolder(path);
-    const existing = this.byRoot(root);
-    if (existing !== null) return name === undefined || name === existing.name ? existing : this.rename(existing, name);
+    const existing = await this.byRoot(root);
+    if (existing !== null)
+      return name === undefined || name === existing.name ? existing : await this.rename(existing, name);
     const id = `project_${createHash("sha256").update(root).digest("hex").slice(0, 16)}`;
     // The first add of a folder has a deterministic id, so concurrent adds land on one project;
     // adding it back after `remove` is new work and must not replay that first receipt.
     const firstAdd = `cmd:project.add:${id}`;
     const commandId =
-      this.engine.store.getReceipt(firstAdd) === null ? firstAdd : `${firstAdd}:${this.engine.ids.random("req")}`;
+      (await this.engine.reader.receipt(firstAdd)) === null ? firstAdd : `${firstAdd}:${this.engine.ids.random("req")}`;
     return (
       await this.engine.execute({
         commandId,
@@ -98,18 +99,18 @@ export class ProjectService {
   }
 
   /** Every project, oldest first. */
-  list(): ProjectRecord[] {
-    return this.engine.store.select("project", "1 = 1", [], "ORDER BY created_at, id");
+  async list(): Promise<ProjectRecord[]> {
+    return await this.engine.reader.select("project", "1 = 1", [], "ORDER BY created_at, id");
   }
 
   /** One project, or null. */
-  get(projectId: string): ProjectRecord | null {
-    return this.engine.store.get("project", projectId);
+  async get(projectId: string): Promise<ProjectRecord | null> {
+    return await this.engine.reader.get("project", projectId);
   }
 
   /** A project by id or by its folder's path, or null. */
-  find(idOrPath: string): ProjectRecord | null {
-    const byId = this.get(idOrPath);
+  async find(idOrPath: string): Promise<ProjectRecord | null> {
+    const byId = await this.get(idOrPath);
     if (byId !== null) return byId;
     let root: string;
     try {
@@ -125,7 +126,7 @@ export class ProjectService {
    * history and worktrees refer to it), so a project with threads is refused.
    */
   async remove(idOrPath: string): Promise<ProjectRecord> {
-    const project = this.find(idOrPath);
+    const project = await this.find(idOrPath);
     if (project === null) {
       throw new SwitchyardError(
         "not_found",
@@ -172,8 +173,8 @@ export class ProjectService {
     ).result;
   }
 
-  private byRoot(root: string): ProjectRecord | null {
-    return this.engine.store.select("project", "root_path = ?", [root])[0] ?? null;
+  private async byRoot(root: string): Promise<ProjectRecord | null> {
+    return (await this.engine.reader.select("project", "root_path = ?", [root]))[0] ?? null;
   }
 
   private existingFolder(path: string): string {

@@ -67,7 +67,7 @@ export class ThreadForkService {
    * made. The caller's projects were checked on the source thread by the transport.
    */
   async forkFromCaller(caller: Caller, input: CallerForkRequest): Promise<ForkResult> {
-    const source = this.source(input.threadId);
+    const source = await this.source(input.threadId);
     const title = input.title?.trim();
     if (title === "")
       throw new OrchestratorFailure(
@@ -84,11 +84,11 @@ export class ThreadForkService {
         : {}),
       createdBy: "agent",
       creationSource: creationSourceOf(caller),
-      authority: this.callers.authority(caller),
+      authority: await this.callers.authority(caller),
     };
     if (
       request.commandId === undefined ||
-      this.earlierFork(request.commandId, this.receiptRequest(request, source)) === null
+      (await this.earlierFork(request.commandId, this.receiptRequest(request, source))) === null
     ) {
       await this.callers.requireLiveRunForChanges(caller, "thread.fork");
       await this.callers.requireTargetWithinCeiling(caller, source);
@@ -96,8 +96,8 @@ export class ThreadForkService {
     return this.fork(request);
   }
 
-  private source(threadId: string): ThreadRecord {
-    const source = this.engine.store.get("thread", threadId);
+  private async source(threadId: string): Promise<ThreadRecord> {
+    const source = await this.engine.reader.get("thread", threadId);
     if (source === null || source.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     return source;
@@ -115,14 +115,14 @@ export class ThreadForkService {
   }
 
   /** The fork an earlier run of this command made, or null when it has not run. */
-  private earlierFork(commandId: string, receiptRequest: Record<string, unknown>): ForkResult | null {
+  private async earlierFork(commandId: string, receiptRequest: Record<string, unknown>): Promise<ForkResult | null> {
     const earlier = conflictsAsInvalid(() =>
       this.engine.replay<{ threadId: string }>(commandId, "thread.fork", receiptRequest),
     );
     if (earlier === null) return null;
-    const thread = this.engine.store.get("thread", earlier.result.threadId);
+    const thread = await this.engine.reader.get("thread", earlier.result.threadId);
     const transferId = `transfer:fork:${earlier.result.threadId}`;
-    const transfer = this.engine.store.get("contextTransfer", transferId);
+    const transfer = await this.engine.reader.get("contextTransfer", transferId);
     if (thread === null || transfer === null)
       throw new SwitchyardError("internal", `fork ${commandId} has a receipt but no thread or transfer`);
     return {
@@ -135,16 +135,16 @@ export class ThreadForkService {
   }
 
   async fork(request: ForkRequest): Promise<ForkResult> {
-    const source = this.source(request.sourceThreadId);
+    const source = await this.source(request.sourceThreadId);
     const instanceId = request.providerInstanceId ?? source.providerInstanceId;
     // A retry must not fork the provider's conversation again: it returns the first fork.
     const receiptRequest = this.receiptRequest(request, source);
-    const earlier = request.commandId === undefined ? null : this.earlierFork(request.commandId, receiptRequest);
+    const earlier = request.commandId === undefined ? null : await this.earlierFork(request.commandId, receiptRequest);
     if (earlier !== null) return earlier;
     if (this.registry.get(instanceId) === null)
       throw new OrchestratorFailure("provider_unavailable", `Provider instance "${instanceId}" is not configured.`);
     const capabilities: ProviderCapabilities = this.registry.capabilities(instanceId);
-    const afterRun = request.afterRunId === undefined ? null : this.engine.store.get("run", request.afterRunId);
+    const afterRun = request.afterRunId === undefined ? null : await this.engine.reader.get("run", request.afterRunId);
     // A run of another thread is no point in this one's conversation (and may belong to a project the caller cannot see).
     if (
       request.afterRunId !== undefined &&
@@ -156,9 +156,9 @@ export class ThreadForkService {
       });
     }
     const afterAttemptId = afterRun?.currentAttemptId ?? undefined;
-    const hasNative = this.engine.store
-      .select("providerSession", "thread_id = ?", [source.id])
-      .some((s) => s.resumeCursor !== null);
+    const hasNative = (await this.engine.reader.select("providerSession", "thread_id = ?", [source.id])).some(
+      (s) => s.resumeCursor !== null,
+    );
     const decision = this.policy.decideFork({
       sameProviderInstance: instanceId === source.providerInstanceId,
       sourceHasNativeThread: hasNative,
@@ -248,7 +248,7 @@ export class ThreadForkService {
         return { threadId };
       },
     });
-    const thread = this.engine.store.get("thread", threadId);
+    const thread = await this.engine.reader.get("thread", threadId);
     if (thread === null) throw new SwitchyardError("internal", "fork did not create its thread");
     return { thread, transferId, strategy, reason, replayed: false };
   }

@@ -108,7 +108,7 @@ export class ThreadLaunchService {
     // The shared policy: can the selected provider enforce the profile's rules and apply its home?
     const supported = checkProfileSupport(profiled.harness, profiled.stamp?.name ?? null, selection);
     const threadId = this.engine.ids.random("thread");
-    const authority = this.callers.authority(caller);
+    const authority = await this.callers.authority(caller);
     const workspace = await this.workspace(caller, withProfileWorkspace(input, profiled.profileWorkspace), threadId);
     const commandId = `cmd:t3_thread_launch:${threadId}`;
     // A thread a linked environment (or an agent it reached) launches carries where that began.
@@ -171,7 +171,7 @@ export class ThreadLaunchService {
       },
     });
     return {
-      thread: this.engine.store.get("thread", threadId)!,
+      thread: (await this.engine.reader.get("thread", threadId))!,
       runId: outcome.result,
       notes: [...selection.notes, ...supported.notes, ...topLevelProfileNotes(profiled)],
     };
@@ -199,8 +199,8 @@ export class ThreadLaunchService {
       makePrivateDir(cwd);
       return { projectId: SCRATCH_PROJECT_ID, cwd, branch: null, worktreePath: null, strategy: "scratch" };
     }
-    const projectId = this.callers.workProject(caller, input.projectId).projectId;
-    const project = this.engine.store.get("project", projectId)!;
+    const projectId = (await this.callers.workProject(caller, input.projectId)).projectId;
+    const project = (await this.engine.reader.get("project", projectId))!;
     const strategy = input.workspaceStrategy ?? "root";
     if (strategy === "root") {
       const branch = await git(project.rootPath, ["symbolic-ref", "--short", "HEAD"]);

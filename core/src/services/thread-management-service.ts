@@ -7,6 +7,7 @@ import type { Caller } from "./caller.js";
 import { CallerThreadCommands } from "./threads/caller-thread-commands.js";
 import { RunWaits, type RunWaitResult } from "./threads/run-waits.js";
 import { ThreadBatchCreation, type ThreadBatchInput, type ThreadBatchResult } from "./threads/thread-batch-creation.js";
+import { HostTestReads } from "./threads/host-test-reads.js";
 import { ThreadCommands } from "./threads/thread-commands.js";
 import { ThreadSnoozing, type SnoozeOutcome } from "./threads/thread-snoozing.js";
 import type { CreateThreadRequest, SendRequest } from "./threads/thread-requests.js";
@@ -26,6 +27,7 @@ export type { CreateThreadRequest, SendRequest } from "./threads/thread-requests
 export class ThreadManagementService {
   constructor(
     private readonly commands: ThreadCommands,
+    private readonly testReads: HostTestReads,
     private readonly waits: RunWaits,
     private readonly callerCommands: CallerThreadCommands,
     private readonly batches: ThreadBatchCreation,
@@ -33,7 +35,7 @@ export class ThreadManagementService {
   ) {}
 
   /** Reads a live (not deleted) thread, or fails with `thread_not_found`. */
-  getThread(threadId: string): ThreadRecord {
+  async getThread(threadId: string): Promise<ThreadRecord> {
     return this.commands.getThread(threadId);
   }
 
@@ -80,7 +82,7 @@ export class ThreadManagementService {
 
   /** Reads a thread's runs, newest first. */
   runs(threadId: string, limit = 20): RunRecord[] {
-    return this.commands.runs(threadId, limit);
+    return this.testReads.runs(threadId, limit);
   }
 
   /** t3_thread_send: any thread in the environment, never broader than the caller's modes. */
@@ -166,6 +168,6 @@ export class ThreadManagementService {
 
   /** Pending runtime requests of a thread, oldest first. */
   pendingRequests(threadId: string): RuntimeRequestRecord[] {
-    return this.commands.pendingRequests(threadId);
+    return this.testReads.pendingRequests(threadId);
   }
 }

@@ -35,11 +35,11 @@ export class ThreadMetadataService {
     private readonly callers: CallerContext,
   ) {}
 
-  private target(caller: Caller, threadId: string | undefined): ThreadRecord {
+  private async target(caller: Caller, threadId: string | undefined): Promise<ThreadRecord> {
     const id = threadId ?? caller.threadId;
     if (id === null || id === undefined)
       throw new OrchestratorFailure("invalid_request", "threadId is required for callers outside a thread.");
-    const thread = this.engine.store.get("thread", id);
+    const thread = await this.engine.reader.get("thread", id);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${id} does not exist.`, { threadId: id });
     return thread;
@@ -88,7 +88,7 @@ export class ThreadMetadataService {
       }
       throw error;
     }
-    const current = this.engine.store.get("thread", thread.id)!;
+    const current = (await this.engine.reader.get("thread", thread.id))!;
     return {
       commandId,
       sequence: outcome.sequence,
@@ -107,8 +107,8 @@ export class ThreadMetadataService {
     const title = input.title.trim();
     if (title === "") throw new OrchestratorFailure("invalid_request", "rename needs a non-empty title.");
     if (title.length > 200) throw new OrchestratorFailure("invalid_request", "A title is at most 200 characters.");
-    const thread = this.target(caller, input.threadId);
-    return this.change(caller, "thread.rename", thread, { title }, input.clientRequestId, (ctx, current) => {
+    const thread = await this.target(caller, input.threadId);
+    return await this.change(caller, "thread.rename", thread, { title }, input.clientRequestId, (ctx, current) => {
       ctx.put("thread", {
         ...current,
         title,
@@ -128,7 +128,7 @@ export class ThreadMetadataService {
     caller: Caller,
     input: { threadId?: string; clientRequestId?: string },
   ): Promise<ThreadMetadataResult> {
-    const thread = this.target(caller, input.threadId);
+    const thread = await this.target(caller, input.threadId);
     const result = await this.change(
       caller,
       "thread.regenerate_title",
@@ -178,8 +178,8 @@ export class ThreadMetadataService {
         `"${input.url}" is not a pull request URL (expected https://<host>/<owner>/<repo>/pull/<number>).`,
       );
     const number = Number.parseInt(match[1] ?? match[2] ?? "", 10);
-    const thread = this.target(caller, input.threadId);
-    return this.change(
+    const thread = await this.target(caller, input.threadId);
+    return await this.change(
       caller,
       "thread.link_pull_request",
       thread,
@@ -203,10 +203,17 @@ export class ThreadMetadataService {
     caller: Caller,
     input: { threadId?: string; clientRequestId?: string },
   ): Promise<ThreadMetadataResult> {
-    const thread = this.target(caller, input.threadId);
-    return this.change(caller, "thread.unlink_pull_request", thread, {}, input.clientRequestId, (ctx, current) => {
-      if (current.linkedPullRequest !== null)
-        ctx.put("thread", { ...current, linkedPullRequest: null, updatedAt: ctx.now });
-    });
+    const thread = await this.target(caller, input.threadId);
+    return await this.change(
+      caller,
+      "thread.unlink_pull_request",
+      thread,
+      {},
+      input.clientRequestId,
+      (ctx, current) => {
+        if (current.linkedPullRequest !== null)
+          ctx.put("thread", { ...current, linkedPullRequest: null, updatedAt: ctx.now });
+      },
+    );
   }
 }

@@ -147,7 +147,7 @@ export class ThreadQueryService {
   }
 
   async list(caller: Caller, input: ListThreadsInput) {
-    const projectId = this.callers.project(caller, input.projectId);
+    const projectId = await this.callers.project(caller, input.projectId);
     const limit = Math.min(
       Math.max(input.limit ?? 20, 1),
       input.view === "row" ? THREAD_ROW_PAGE_MAX : THREAD_PAGE_MAX,
@@ -185,7 +185,7 @@ export class ThreadQueryService {
         .map((row) => row.id);
       const shellsOf = async (some: readonly string[]) => {
         const shells = [];
-        for (const id of some) shells.push(await this.shell(store.get("thread", id)!));
+        for (const id of some) shells.push(await this.shell((await this.engine.reader.get("thread", id))!));
         return shells;
       };
       if (filtersOnShells) {
@@ -223,7 +223,7 @@ export class ThreadQueryService {
    * index catches up with every committed message first.
    */
   async search(caller: Caller, input: SearchThreadsInput) {
-    const projectId = this.callers.project(caller, input.projectId);
+    const projectId = await this.callers.project(caller, input.projectId);
     if (input.q.trim() === "")
       throw new OrchestratorFailure("invalid_request", "q: give at least one word to search for.", { field: "q" });
     const limit = Math.min(Math.max(input.limit ?? 20, 1), 50);
@@ -241,7 +241,7 @@ export class ThreadQueryService {
     // turn behind a command) is left out rather than answered without a record.
     const results = [];
     for (const hit of pageHits) {
-      const thread = this.engine.store.get("thread", hit.threadId);
+      const thread = await this.engine.reader.get("thread", hit.threadId);
       if (thread === null || thread.deletedAt !== null) continue;
       results.push({
         thread: await this.shell(thread, facts.get(hit.threadId)),
@@ -264,7 +264,7 @@ export class ThreadQueryService {
   }
 
   async read(caller: Caller, input: ReadThreadInput) {
-    const thread = this.engine.store.get("thread", input.threadId);
+    const thread = await this.engine.reader.get("thread", input.threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, {
         threadId: input.threadId,
@@ -286,7 +286,12 @@ export class ThreadQueryService {
     let shell = await this.shell(thread);
     const runs: (ReturnType<typeof runView> & { usage?: UsageTotals })[] = [];
     // One after another, newest first (each run's usage is a read).
-    for (const run of this.engine.store.select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5"))
+    for (const run of await this.engine.reader.select(
+      "run",
+      "thread_id = ?",
+      [thread.id],
+      "ORDER BY ordinal DESC LIMIT 5",
+    ))
       runs.push({ ...runView(run, Math.min(2_000, Math.floor(maxChars / 20))), usage: await this.usage.run(run.id) });
     let runList = runs;
     let usage: TreeUsage | undefined = await this.usage.thread(thread.id);
@@ -370,13 +375,13 @@ export class ThreadQueryService {
    * a tool call's output or arguments). Null when the thread has no such item; a part the item
    * does not have is an empty page.
    */
-  readItemPart(input: ReadItemPartInput) {
-    const thread = this.engine.store.get("thread", input.threadId);
+  async readItemPart(input: ReadItemPartInput) {
+    const thread = await this.engine.reader.get("thread", input.threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, {
         threadId: input.threadId,
       });
-    const item = this.engine.store.get("item", input.itemId);
+    const item = await this.engine.reader.get("item", input.itemId);
     if (item === null || item.threadId !== thread.id) return null;
     const part = input.part ?? "text";
     const whole = itemPart(item, part) ?? "";

@@ -380,7 +380,7 @@ describe("GET /api/v1/events", () => {
       saturated: false,
       drained: async () => true,
     };
-    const cursor = service.open(caller, { allowedProjects: [lab.projectId] }, sink);
+    const cursor = await service.open(caller, { allowedProjects: [lab.projectId] }, sink);
     cursor.start();
     try {
       await lab.host.threads.createThread({
@@ -407,17 +407,17 @@ describe("GET /api/v1/events", () => {
     } finally {
       cursor.close();
     }
-    const refusedOpen = (input: Record<string, unknown>) => {
+    const refusedOpen = async (input: Record<string, unknown>) => {
       try {
-        service.open(caller, { allowedProjects: [lab.projectId], ...input }, sink);
+        await service.open(caller, { allowedProjects: [lab.projectId], ...input }, sink);
         return null;
       } catch (error) {
         return (error as { code: string }).code;
       }
     };
-    expect(refusedOpen({ threadId: hiddenThread.id })).toBe("thread_not_found");
-    expect(refusedOpen({ projectId: hidden.id })).toBe("capability_denied");
-    expect(refusedOpen({ threadId: hiddenThread.id, allowedProjects: "*" })).toBeNull();
+    expect(await refusedOpen({ threadId: hiddenThread.id })).toBe("thread_not_found");
+    expect(await refusedOpen({ projectId: hidden.id })).toBe("capability_denied");
+    expect(await refusedOpen({ threadId: hiddenThread.id, allowedProjects: "*" })).toBeNull();
   });
 
   it("sends heartbeats while nothing happens", async () => {

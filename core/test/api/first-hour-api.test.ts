@@ -65,7 +65,7 @@ describe("the API of the first hour: adding a project and the provider doctor", 
       existed: true,
       project: { projectId, name: "the app" },
     });
-    expect(lab.host.projects.get(projectId)).toMatchObject({ name: "the app" });
+    expect(await lab.host.projects.get(projectId)).toMatchObject({ name: "the app" });
     // Threads can be created in it at once.
     const created = await ok(
       owner.post("/threads", { projectId, threads: [{ target: { providerInstanceId: "alpha" } }] }),
@@ -75,7 +75,7 @@ describe("the API of the first hour: adding a project and the provider doctor", 
   });
 
   it("refuses a relative path, a missing folder, a file and an empty name, naming the value, and adds nothing", async () => {
-    const before = lab.host.projects.list().length;
+    const before = (await lab.host.projects.list()).length;
     expect(await failure(owner.post("/projects", { path: "code/app" }))).toMatchObject({
       status: 400,
       code: "invalid_request",
@@ -105,11 +105,11 @@ describe("the API of the first hour: adding a project and the provider doctor", 
       status: 400,
       code: "invalid_request",
     });
-    expect(lab.host.projects.list()).toHaveLength(before);
+    expect(await lab.host.projects.list()).toHaveLength(before);
   });
 
   it("lets only a client for every project add one: a read token, a project-scoped token and an agent are refused", async () => {
-    const before = lab.host.projects.list().length;
+    const before = (await lab.host.projects.list()).length;
     const reader = owner.with(
       lab.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:read"] }).token,
     );
@@ -142,7 +142,7 @@ describe("the API of the first hour: adding a project and the provider doctor", 
       details: { reason: "clients_only", callerKind: "agent" },
     });
     release();
-    expect(lab.host.projects.list()).toHaveLength(before);
+    expect(await lab.host.projects.list()).toHaveLength(before);
   });
 
   it("answers doctor's findings per instance, with the install command of a harness that is missing and the config file", async () => {

@@ -80,7 +80,7 @@ describe("switchyard project add / list / remove", () => {
       // In its turn: the thread's run may still be writing (a transaction that awaits), and a
       // write from outside an open transaction is refused.
       await t.host.store.writeAsync(() => t.host.store.rebuildProjections());
-      expect(t.host.projects.list().map((p) => p.name)).toEqual(["used"]);
+      expect((await t.host.projects.list()).map((p) => p.name)).toEqual(["used"]);
     } finally {
       await t.cleanup();
     }

@@ -145,7 +145,7 @@ describe("cross-provider delegation end to end with Claude (real Claude Agent SD
     expect(request!.approvalKind).toBe("command");
     // Asked first: nothing ran yet, and the child's run waits.
     expect(existsSync(marker)).toBe(false);
-    expect((await lab.host.threads.runs(childId, 1))[0]?.status).toBe("waiting");
+    expect(lab.host.threads.runs(childId, 1)[0]?.status).toBe("waiting");
     await lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
     const childRun = await lab.waitForRun(childId, { timeoutMs: 120_000 });
     expect(childRun.status, JSON.stringify(childRun.error)).toBe("completed");

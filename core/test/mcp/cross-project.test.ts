@@ -79,7 +79,7 @@ describe("threads and delegation in other projects (real MCP endpoint)", () => {
       const child = lab.host.store.get("thread", result.childThreadId)!;
       expect(child).toMatchObject({
         projectId: otherId,
-        cwd: lab.host.projects.get(otherId)!.rootPath,
+        cwd: (await lab.host.projects.get(otherId))!.rootPath,
         branch: null,
         worktreePath: null,
         workspaceStrategy: "root",
@@ -143,14 +143,14 @@ describe("threads and delegation in other projects (real MCP endpoint)", () => {
         { projectId: otherId, threads: [{ title: "Over there", prompt: "@@reply created" }] },
       );
       const made = created.threads[0]!.thread;
-      expect(made).toMatchObject({ projectId: otherId, cwd: lab.host.projects.get(otherId)!.rootPath });
+      expect(made).toMatchObject({ projectId: otherId, cwd: (await lab.host.projects.get(otherId))!.rootPath });
       const root = await mustCall<{ thread: Shell }>(agent.client, "t3_thread_launch", {
         message: "@@reply launched",
         projectId: otherId,
       });
       expect(root.thread).toMatchObject({
         projectId: otherId,
-        cwd: lab.host.projects.get(otherId)!.rootPath,
+        cwd: (await lab.host.projects.get(otherId))!.rootPath,
         branch: "main",
       });
       const worktree = await mustCall<{ thread: Shell }>(agent.client, "t3_thread_launch", {

@@ -144,7 +144,7 @@ describe("where scheduled runs go: bound and unbound tasks, and the creator's ce
     expect(lab.host.store.get("thread", run.threadId!)).toMatchObject({
       projectId: otherProject,
       providerInstanceId: "alpha",
-      cwd: lab.host.projects.get(otherProject)!.rootPath,
+      cwd: (await lab.host.projects.get(otherProject))!.rootPath,
       creationSource: "scheduler",
     });
     const done = await lab.host.threads.waitForRun({ threadId: run.threadId!, runId: run.runId!, timeoutMs: 20_000 });

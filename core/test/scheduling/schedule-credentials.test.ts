@@ -137,8 +137,9 @@ describe("scheduled tasks never outlive the credential that made them", () => {
     expect(started(timed.scheduledTaskId)).toBe(startedBefore);
 
     // A webhook whose token was revoked without its tasks being paused (the registry only):
-    // the next request pauses it and is recorded as skipped, starting nothing.
-    const webhookMaker = issue();
+    // the next request pauses it and is recorded as skipped, starting nothing. Work that reads
+    // awaited (issue 33) may still hold a transaction open: the token is written in the store's turn.
+    const webhookMaker = await lab.host.store.writeAsync(() => issue());
     const makerClient = await clientOf(webhookMaker.token);
     const revokedHook = await mustCall<Task>(makerClient, "schedule_task", {
       projectId: lab.projectId,

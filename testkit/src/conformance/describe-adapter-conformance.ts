@@ -324,7 +324,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           { timeoutMs: 60_000 },
         );
         expect(request, "no approval request was raised").not.toBeNull();
-        expect((await lab.host.threads.runs(threadId, 1))[0]?.status).toBe("waiting");
+        expect(lab.host.threads.runs(threadId, 1)[0]?.status).toBe("waiting");
         await lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
         const done = await run(threadId);
         expect(done.status, JSON.stringify(done.error)).toBe("completed");

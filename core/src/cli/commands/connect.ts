@@ -269,7 +269,7 @@ async function writeConnection(
   const { harness, target, serverName, displayName } = place;
   const server: RunningServerInfo | null = runningServer(host.paths.home);
   const url = options.url ?? server?.mcpUrl ?? `http://127.0.0.1:${host.config.server.port}/mcp`;
-  const projects = grantProjects(host, options.projects);
+  const projects = await grantProjects(host, options.projects);
   const outcome = await service
     .connect({
       harness,
@@ -324,17 +324,19 @@ async function writeConnection(
 }
 
 /** The projects a connection's token may use: every one, or those `--projects` names (ids or folders). */
-function grantProjects(host: SwitchyardHost, named: string[] | "*" | undefined): ProjectScope {
+async function grantProjects(host: SwitchyardHost, named: string[] | "*" | undefined): Promise<ProjectScope> {
   if (named === undefined || named === "*") return "*";
-  return named.map((idOrPath) => {
-    const project = host.projects.find(idOrPath);
+  const ids: string[] = [];
+  for (const idOrPath of named) {
+    const project = await host.projects.find(idOrPath);
     if (project === null)
       throw new CliError(
         `No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them, or \`switchyard project add\` to add it.`,
         EXIT.usage,
       );
-    return project.id;
-  });
+    ids.push(project.id);
+  }
+  return ids;
 }
 
 /** `switchyard disconnect <harness>`: removes the entry and revokes its token. */

@@ -117,10 +117,12 @@ export function registerGrant(program: Command): void {
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: IssueOptions) => {
-      await withHost(options, (host) => {
+      await withHost(options, async (host) => {
         let projects: ProjectScope = "*";
         if (options.projects !== "*") {
-          projects = options.projects.map((idOrPath) => projectIdOf(host, idOrPath));
+          const ids: string[] = [];
+          for (const idOrPath of options.projects) ids.push(await projectIdOf(host, idOrPath));
+          projects = ids;
         }
         const issued = host.container.resolve(ReachGrants).issue({
           for: options.for,

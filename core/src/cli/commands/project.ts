@@ -12,7 +12,7 @@ export function registerProject(program: Command): void {
     .option("--json", "print JSON")
     .action(async (path: string, options: { name?: string; home?: string; json?: boolean }) => {
       await withHost(options, async (host) => {
-        const before = host.projects.find(path);
+        const before = await host.projects.find(path);
         const added = await host.projects.add(path, options.name);
         if (options.json) printJson(added);
         else if (before === null)
@@ -30,8 +30,8 @@ export function registerProject(program: Command): void {
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: { home?: string; json?: boolean }) => {
-      await withHost(options, (host) => {
-        const projects = host.projects.list();
+      await withHost(options, async (host) => {
+        const projects = await host.projects.list();
         if (options.json) printJson(projects);
         else if (projects.length === 0)
           process.stdout.write("No projects yet. Add one with: switchyard project add <path>\n");

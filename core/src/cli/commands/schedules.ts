@@ -63,7 +63,7 @@ export function registerSchedules(program: Command): void {
     .option("--json", "print JSON")
     .action(async (options: { project?: string; home?: string; json?: boolean }) => {
       await withHost(options, async (host) => {
-        const projectId = options.project !== undefined ? projectIdOf(host, options.project) : undefined;
+        const projectId = options.project !== undefined ? await projectIdOf(host, options.project) : undefined;
         const service = host.container.resolve(ScheduledTaskService);
         const tasks: ScheduledTaskView[] = [];
         for (let offset = 0; ;) {

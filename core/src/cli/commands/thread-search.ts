@@ -56,7 +56,7 @@ async function searchThreads(
   await withServer(options, READ, async (api, host) => {
     const projectIds =
       options.project !== undefined
-        ? [projectIdOf(host, options.project)]
+        ? [await projectIdOf(host, options.project)]
         : (await api.call<{ projects: { projectId: string }[] }>("GET", "/projects")).projects.map((p) => p.projectId);
     const hits: SearchHit[] = [];
     for (const projectId of projectIds) {

@@ -145,7 +145,7 @@ async function listThreads(options: {
   await withServer(options, READ, async (api, host) => {
     const projectIds =
       options.project !== undefined
-        ? [projectIdOf(host, options.project)]
+        ? [await projectIdOf(host, options.project)]
         : (await api.call<{ projects: { projectId: string }[] }>("GET", "/projects")).projects.map((p) => p.projectId);
     const all: ThreadShell[] = [];
     for (const projectId of projectIds) {

@@ -227,10 +227,12 @@ async function issueToken(options: IssueOptions): Promise<void> {
     interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode,
   };
   requireServerWideInstall(verbs, options.projects);
-  await withHost(options, (host) => {
+  await withHost(options, async (host) => {
     let projects: ProjectScope = "*";
     if (options.projects !== undefined && options.projects !== "*") {
-      projects = options.projects.map((idOrPath) => projectIdOf(host, idOrPath));
+      const ids: string[] = [];
+      for (const idOrPath of options.projects) ids.push(await projectIdOf(host, idOrPath));
+      projects = ids;
     }
     const issued = host.container.resolve(McpSessionRegistry).issueClientToken({
       ttlMs: options.ttl ?? DEFAULT_TTL_MS,

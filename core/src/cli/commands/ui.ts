@@ -87,10 +87,12 @@ export function registerUi(program: Command): void {
       const scoped = options.projects !== undefined && options.projects !== "*";
       const verbs = options.verbs ?? DEFAULT_VERBS.filter((verb) => !scoped || verb !== "install");
       requireServerWideInstall(verbs, options.projects);
-      await withHost(options, (host) => {
+      await withHost(options, async (host) => {
         let projects: ProjectScope = "*";
         if (options.projects !== undefined && options.projects !== "*") {
-          projects = options.projects.map((idOrPath) => projectIdOf(host, idOrPath));
+          const ids: string[] = [];
+          for (const idOrPath of options.projects) ids.push(await projectIdOf(host, idOrPath));
+          projects = ids;
         }
         // The running server's own address (server.json: a --port 0 or --host server too), else the configured port.
         const running = runningServer(host.paths.home);

@@ -34,11 +34,14 @@ export function registerWorktrees(program: Command): void {
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: { project?: string; all?: boolean; home?: string; json?: boolean }) => {
-      await withHost(options, (host) => {
-        const projectId = options.project !== undefined ? projectIdOf(host, options.project) : undefined;
+      await withHost(options, async (host) => {
+        const projectId = options.project !== undefined ? await projectIdOf(host, options.project) : undefined;
         const janitor = host.container.resolve(WorkspaceJanitor);
-        const listed = janitor.list({ all: options.all === true, ...(projectId !== undefined ? { projectId } : {}) });
-        const orphans = janitor.orphans();
+        const listed = await janitor.list({
+          all: options.all === true,
+          ...(projectId !== undefined ? { projectId } : {}),
+        });
+        const orphans = await janitor.orphans();
         if (options.json) return printJson({ workspaces: listed, orphans });
         if (listed.length === 0)
           process.stdout.write(

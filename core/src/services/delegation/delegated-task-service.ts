@@ -61,14 +61,14 @@ export class DelegatedTaskService {
 
   /** The seed's fields only (what a wait re-reads on every event). */
   private async leanView(taskId: string, waitTimedOut = false): Promise<DelegateTaskResult> {
-    const task = this.engine.store.get("delegatedTask", taskId);
+    const task = await this.engine.reader.get("delegatedTask", taskId);
     if (task === null) throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist.`, { taskId });
     return await taskView(this.engine.reader, task, this.links, waitTimedOut);
   }
 
   /** Adds the task's usage (own and whole tree), its budget, the budget that stopped it, and the child's change set. */
   private async withUsage(view: DelegateTaskResult): Promise<DelegateTaskResult> {
-    const task = this.engine.store.get("delegatedTask", view.taskId)!;
+    const task = (await this.engine.reader.get("delegatedTask", view.taskId))!;
     return {
       ...view,
       usage: await this.usage.task(task.id),
@@ -79,8 +79,8 @@ export class DelegatedTaskService {
   }
 
   /** Reads a task the caller may see: its own (agents), any (clients). */
-  private taskFor(caller: Caller, taskId: string): DelegatedTaskRecord {
-    const task = this.engine.store.get("delegatedTask", taskId);
+  private async taskFor(caller: Caller, taskId: string): Promise<DelegatedTaskRecord> {
+    const task = await this.engine.reader.get("delegatedTask", taskId);
     if (task === null || (caller.kind === "agent" && task.parentThreadId !== caller.threadId)) {
       throw new OrchestratorFailure(
         "task_not_found",
@@ -144,7 +144,7 @@ export class DelegatedTaskService {
     const input = profiled.input;
     const parent = await (caller.kind === "agent"
       ? agentParent(this.callers, this.engine, caller, input)
-      : attachedParent(this.callers, this.engine, caller, input));
+      : await attachedParent(this.callers, this.engine, caller, input));
     const selection = await this.selection.resolve({
       target: input.target,
       inherited: parent.inherited,
@@ -158,7 +158,7 @@ export class DelegatedTaskService {
       choice: input.workspace,
       threadId: derive.delegatedThread(commandId),
       title: input.title ?? titleFromMessage(input.task),
-      source: parent.workspaceSource(),
+      source: await parent.workspaceSource(),
     });
     const outcome = await this.engine.execute({
       commandId,
@@ -187,7 +187,7 @@ export class DelegatedTaskService {
     control: WaitControl,
     waiterRunId: string | null = null,
   ): Promise<DelegateTaskResult> {
-    const task = this.engine.store.get("delegatedTask", taskId)!;
+    const task = (await this.engine.reader.get("delegatedTask", taskId))!;
     const limit = Math.min(timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
     const isDone = (view: DelegateTaskResult) =>
       view.workState === "result_available" || view.hasPendingQuestion || view.pendingApproval !== null;
@@ -208,7 +208,7 @@ export class DelegatedTaskService {
           if (await waiterStopping(this.engine.reader, waiterRunId)) return null;
           // Most of the child's events (its items, its turn starting) end nothing: the full view
           // (a dozen reads) is built only once the task is finalized or a request is pending.
-          if (!this.mayBeDone(taskId)) return null;
+          if (!(await this.mayBeDone(taskId))) return null;
           const view = await this.leanView(taskId);
           return isDone(view) ? view : null;
         },
@@ -251,10 +251,13 @@ export class DelegatedTaskService {
    * is finalized (result_available) or its child thread has a pending request (a question, an
    * approval).
    */
-  private mayBeDone(taskId: string): boolean {
-    const task = this.engine.store.get("delegatedTask", taskId);
+  private async mayBeDone(taskId: string): Promise<boolean> {
+    const task = await this.engine.reader.get("delegatedTask", taskId);
     if (task === null || task.finalizedAt !== null) return true;
-    return this.engine.store.count("runtimeRequest", "thread_id = ? AND status = 'pending'", [task.childThreadId]) > 0;
+    return (
+      (await this.engine.reader.count("runtimeRequest", "thread_id = ? AND status = 'pending'", [task.childThreadId])) >
+      0
+    );
   }
 
   /** The parent read the published result: no wake message is needed for it. */
@@ -268,7 +271,7 @@ export class DelegatedTaskService {
 
   /** task_status: the durable state; reading a terminal result acknowledges it. */
   async status(caller: Caller, taskId: string): Promise<DelegateTaskResult> {
-    const task = this.taskFor(caller, taskId);
+    const task = await this.taskFor(caller, taskId);
     const view = await this.view(task.id);
     if (view.workState === "result_available" && caller.kind === "agent") await this.acknowledge(task.id);
     return view;
@@ -284,7 +287,7 @@ export class DelegatedTaskService {
     taskId: string,
     reason: string | undefined,
   ): Promise<DelegateTaskResult & { cancelled: boolean; reason: string }> {
-    const task = this.taskFor(caller, taskId);
+    const task = await this.taskFor(caller, taskId);
     await this.callers.requireLiveRunForChanges(caller, "task_cancel");
     // An agent cancels its own children; anyone else with operate on the project may stop any
     // task there, whatever its modes (CallerContext.requireMayStop).

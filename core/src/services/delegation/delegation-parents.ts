@@ -24,7 +24,7 @@ export interface ParentAt {
 export interface DelegationParent {
   readonly inherited: InheritedSelection | null;
   /** Read after the provider is resolved, as the parent stands then. */
-  workspaceSource(): WorkspaceSource;
+  workspaceSource(): Promise<WorkspaceSource>;
   /** The parent in the command's transaction, and the input as the task is created from it. */
   at(ctx: CommandContext): Promise<{ parent: ParentAt; input: DelegateTaskInput }>;
 }
@@ -46,15 +46,16 @@ export async function agentParent(
       "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.",
     );
   }
-  if (input.projectId !== undefined) callers.project(caller, input.projectId);
+  if (input.projectId !== undefined) await callers.project(caller, input.projectId);
   return {
     inherited: await callers.inherited(caller),
-    workspaceSource: () => {
-      const parent = callers.thread(caller)!;
+    workspaceSource: async () => {
+      const parent = (await callers.thread(caller))!;
       const childProject = input.projectId ?? parent.projectId;
       return {
         projectId: childProject,
-        cwd: childProject === parent.projectId ? parent.cwd : engine.store.get("project", childProject)!.rootPath,
+        cwd:
+          childProject === parent.projectId ? parent.cwd : (await engine.reader.get("project", childProject))!.rootPath,
         threadId: parent.id,
       };
     },
@@ -76,18 +77,18 @@ export async function agentParent(
  * project's folder (or the root it named); its changes go back there, applied by whoever holds
  * operate on the project.
  */
-export function attachedParent(
+export async function attachedParent(
   callers: CallerContext,
   engine: Engine,
   caller: Caller,
   input: DelegateTaskInput,
-): DelegationParent {
-  const place = callers.workProject(caller, input.projectId);
+): Promise<DelegationParent> {
+  const place = await callers.workProject(caller, input.projectId);
   return {
     inherited: null,
-    workspaceSource: () => ({
+    workspaceSource: async () => ({
       projectId: place.projectId,
-      cwd: engine.store.get("project", place.projectId)!.rootPath,
+      cwd: (await engine.reader.get("project", place.projectId))!.rootPath,
       threadId: null,
     }),
     at: async (ctx) => {

@@ -92,6 +92,7 @@ export class EventCursor {
     const projector = new PublicEventProjector(this.store);
     try {
       while (!this.closed) {
+        // eslint-disable-next-line no-restricted-syntax -- sync from the empty page to the end of the replay (see finally); async with the port
         const page = this.store.eventsAfter(this.position, REPLAY_PAGE);
         if (page.length === 0) return;
         for (const stored of page) {

@@ -43,7 +43,7 @@ export class EventStreamService {
    * Validates the request and returns a cursor writing to `sink`, not started yet: the transport
    * answers its headers first, then calls `start()`. Throws typed failures.
    */
-  open(caller: Caller, input: OpenEventStreamInput, sink: EventSink): EventCursor {
+  async open(caller: Caller, input: OpenEventStreamInput, sink: EventSink): Promise<EventCursor> {
     if (!caller.capabilities.has("orchestration:read")) {
       throw new OrchestratorFailure(
         "capability_denied",
@@ -54,15 +54,15 @@ export class EventStreamService {
     return new EventCursor(
       this.feed,
       this.engine.store,
-      new EventFilter(this.filterSpec(input), this.feed.directory),
-      this.startAfter(input.after),
+      new EventFilter(await this.filterSpec(input), this.feed.directory),
+      await this.startAfter(input.after),
       sink,
       input.liveOutput === true ? this.liveOutput : null,
     );
   }
 
-  private startAfter(after: number | undefined): number {
-    const newest = this.engine.store.lastSequence();
+  private async startAfter(after: number | undefined): Promise<number> {
+    const newest = await this.engine.reader.lastSequence();
     if (after === undefined) return newest;
     if (!Number.isSafeInteger(after) || after < 0) {
       throw new OrchestratorFailure(
@@ -81,11 +81,10 @@ export class EventStreamService {
     return after;
   }
 
-  private filterSpec(input: OpenEventStreamInput): EventFilterSpec {
-    const store = this.engine.store;
+  private async filterSpec(input: OpenEventStreamInput): Promise<EventFilterSpec> {
     const allowed = input.allowedProjects === undefined || input.allowedProjects === "*" ? null : input.allowedProjects;
     const visible = (projectId: string) => allowed === null || allowed.includes(projectId);
-    if (input.projectId !== undefined && store.get("project", input.projectId) === null) {
+    if (input.projectId !== undefined && (await this.engine.reader.get("project", input.projectId)) === null) {
       throw new OrchestratorFailure("invalid_request", `Project ${input.projectId} does not exist.`, {
         projectId: input.projectId,
       });
@@ -98,7 +97,7 @@ export class EventStreamService {
       );
     }
     if (input.threadId !== undefined) {
-      const thread = store.get("thread", input.threadId);
+      const thread = await this.engine.reader.get("thread", input.threadId);
       if (thread === null || thread.deletedAt !== null || !visible(thread.projectId))
         throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, {
           threadId: input.threadId,
@@ -112,8 +111,8 @@ export class EventStreamService {
     }
     let task: EventFilterSpec["task"];
     if (input.taskId !== undefined) {
-      const record = store.get("delegatedTask", input.taskId);
-      const parent = record === null ? null : store.get("thread", record.parentThreadId);
+      const record = await this.engine.reader.get("delegatedTask", input.taskId);
+      const parent = record === null ? null : await this.engine.reader.get("thread", record.parentThreadId);
       if (record === null || parent === null || !visible(parent.projectId))
         throw new OrchestratorFailure("task_not_found", `Task ${input.taskId} does not exist.`, {
           taskId: input.taskId,

@@ -51,6 +51,7 @@ export class PublicEventFeed {
   /** Hears every batch from now on, until the returned function is called. */
   subscribe(listener: (batch: FeedBatch) => void): () => void {
     if (this.stopHearing === null) {
+      // eslint-disable-next-line no-restricted-syntax -- the ordered stream's synchronous stage; async with the port (docs/decisions/0010)
       this.published = this.engine.store.lastSequence();
       this.stopHearing = this.engine.onEvents((events) => this.hear(events));
     }

@@ -43,6 +43,7 @@ export class PublicEventProjector {
   }
 
   private previousFromLog(event: StoredEvent): PublicState | null {
+    // eslint-disable-next-line no-restricted-syntax -- the ordered stream's synchronous stage; async with the port (docs/decisions/0010)
     const previous = this.store.previousUpsert(event.sequence);
     return previous === null ? null : publicStateOf(event.entity, previous);
   }

@@ -22,6 +22,7 @@ export class ThreadDirectory {
   place(threadId: string): ThreadPlace | null {
     const known = this.places.get(threadId);
     if (known !== undefined) return known;
+    // eslint-disable-next-line no-restricted-syntax -- the ordered stream's synchronous stage; async with the port (docs/decisions/0010)
     const thread = this.store.get("thread", threadId);
     const place =
       thread === null

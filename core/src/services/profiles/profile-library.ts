@@ -28,9 +28,9 @@ export class ProfileLibrary {
 
   /** The caller's profiles; `projectId` names the project the work goes to (default the caller's). */
   async catalogFor(caller: Caller, projectId?: string): Promise<ProfileCatalog> {
-    return readProfileCatalog({
+    return await readProfileCatalog({
       config: { file: this.paths.configFile, profiles: this.config.profiles },
-      projectRoot: this.projectRoot(caller, projectId),
+      projectRoot: await this.projectRoot(caller, projectId),
     });
   }
 
@@ -81,16 +81,16 @@ export class ProfileLibrary {
     return applyProfile(input, ceiling, name === undefined ? null : await this.require(caller, name, projectId));
   }
 
-  private projectRoot(caller: Caller, requested: string | undefined): string | null {
+  private async projectRoot(caller: Caller, requested: string | undefined): Promise<string | null> {
     let projectId: string;
     try {
-      projectId = this.callers.workProject(caller, requested).projectId;
+      projectId = (await this.callers.workProject(caller, requested)).projectId;
     } catch (error) {
       // A project named that the caller may not use is refused, never answered with another's list.
       if (requested !== undefined) throw error;
       return null; // A caller in no project has the config's profiles only.
     }
-    const project = this.engine.store.get("project", projectId);
+    const project = await this.engine.reader.get("project", projectId);
     return project === null || project.scratch ? null : project.rootPath;
   }
 }

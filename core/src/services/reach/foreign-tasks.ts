@@ -138,7 +138,7 @@ export class ForeignTasks {
     } else {
       // Checked before the provider is resolved, so a refusal names itself and nothing is created.
       await this.checkBudgets(this.engine.reader, parent);
-      const projectId = this.projectFor(grant, input.projectId);
+      const projectId = await this.projectFor(grant, input.projectId);
       const ceiling = intersectCeiling(meta.ceiling, grant.maxRuntimeMode);
       this.grants.authorize(grant, {
         verb: "delegate",
@@ -255,9 +255,9 @@ export class ForeignTasks {
   async view(grant: ReachGrant, taskId: string, waitTimedOut = false): Promise<DelegateTaskResult> {
     const row = await this.rowFor(grant, taskId);
     const data = JSON.parse(row.data) as ForeignTaskData;
-    const run = this.engine.store.get("run", row.child_run_id);
+    const run = await this.engine.reader.get("run", row.child_run_id);
     const result = row.result === null ? null : (JSON.parse(row.result) as ForeignTaskResult);
-    const pending = this.engine.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [
+    const pending = await this.engine.reader.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [
       row.child_thread_id,
     ]);
     const approval =
@@ -389,7 +389,7 @@ export class ForeignTasks {
   }
 
   /** The project a foreign child works in: the one named (within the grant), else the grant's only one, else the oldest here. */
-  private projectFor(grant: ReachGrant, projectId: string | undefined): string {
+  private async projectFor(grant: ReachGrant, projectId: string | undefined): Promise<string> {
     if (projectId !== undefined) return projectId;
     if (grant.projects !== "*") {
       if (grant.projects.length === 1) return grant.projects[0]!;
@@ -399,7 +399,7 @@ export class ForeignTasks {
         { grantId: grant.id, allowedProjects: [...grant.projects] },
       );
     }
-    const oldest = this.engine.store.select("project", "1 = 1", [], "ORDER BY rowid LIMIT 1")[0];
+    const oldest = (await this.engine.reader.select("project", "1 = 1", [], "ORDER BY rowid LIMIT 1"))[0];
     if (oldest === undefined)
       throw new OrchestratorFailure(
         "invalid_request",

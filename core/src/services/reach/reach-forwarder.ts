@@ -135,7 +135,7 @@ export class ReachForwarder {
     const forwarded = FORWARDED_TOOLS[toolName]!;
     // A caller held to some projects here (a scoped token, an agent under reach.agentProjects
     // "own") does not reach past them through a link the user made for broader use.
-    if (this.callers.projectScope(caller) !== "*") {
+    if ((await this.callers.projectScope(caller)) !== "*") {
       throw new OrchestratorFailure(
         "capability_denied",
         `This ${caller.kind === "agent" ? "agent may use only its own project here" : "token is scoped to some projects"}, so it may not call linked environments (environment ${linkName}). ${caller.kind === "agent" ? 'Ask the user to set reach.agentProjects to "all".' : "Use a token for every project (switchyard token issue --projects '*')."}`,
@@ -163,7 +163,7 @@ export class ReachForwarder {
           "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.",
         );
       }
-      const parent = this.engine.store.get("thread", run.threadId)!;
+      const parent = (await this.engine.reader.get("thread", run.threadId))!;
       const depth = parent.lineage.depth + 1;
       if (depth > this.config.budgets.maxDelegationDepth) {
         throw new OrchestratorFailure(
@@ -281,11 +281,10 @@ export class ReachForwarder {
    */
   private async checkBreadth(parentRunId: string, rootThreadId: string): Promise<void> {
     const budgets = this.config.budgets;
-    const store = this.engine.store;
     const remoteOfRun = await this.remoteTasks.unreceivedCountOfRun(parentRunId);
-    const localOfRun = store
-      .select("delegatedTask", "parent_run_id = ?", [parentRunId])
-      .filter((task) => task.finalizedAt === null).length;
+    const localOfRun = (await this.engine.reader.select("delegatedTask", "parent_run_id = ?", [parentRunId])).filter(
+      (task) => task.finalizedAt === null,
+    ).length;
     if (remoteOfRun + localOfRun >= budgets.maxConcurrentChildrenPerRun) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -297,7 +296,7 @@ export class ReachForwarder {
       );
     }
     const remoteOfTree = await this.remoteTasks.countOfTree(rootThreadId);
-    const localOfTree = store.count("delegatedTask", "root_thread_id = ?", [rootThreadId]);
+    const localOfTree = await this.engine.reader.count("delegatedTask", "root_thread_id = ?", [rootThreadId]);
     if (remoteOfTree + localOfTree >= budgets.maxTasksPerRootThread) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -360,7 +359,7 @@ export class ReachForwarder {
   async environments(caller: Caller): Promise<LinkedEnvironment[]> {
     // A caller held to some projects here, or whose work another environment started, may not
     // call linked environments (see forward).
-    if (this.callers.projectScope(caller) !== "*" || (await this.origins.of(caller)) !== null) return [];
+    if ((await this.callers.projectScope(caller)) !== "*" || (await this.origins.of(caller)) !== null) return [];
     const meta: ReachCallMeta = {
       environmentId: environmentId(this.engine.store),
       callerThreadId: caller.threadId,

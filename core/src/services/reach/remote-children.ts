@@ -59,7 +59,7 @@ export class RemoteChildren {
 
   /** The remote children of a thread the caller may read (its project scope was checked by the caller), oldest first. */
   async ofThread(caller: Caller, threadId: string): Promise<RemoteChild[]> {
-    const thread = this.engine.store.get("thread", threadId);
+    const thread = await this.engine.reader.get("thread", threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     // In parallel: each view may ask its environment (a network call), outside any transaction.

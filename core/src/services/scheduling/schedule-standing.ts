@@ -119,7 +119,7 @@ export class ScheduleStanding {
   private async pauseWhere(where: string, params: readonly unknown[]): Promise<number> {
     const candidates: ScheduledTaskRecord[] = [];
     // One after another: each lapse may read a credential or a grant.
-    for (const task of this.engine.store.select("scheduledTask", where, params))
+    for (const task of await this.engine.reader.select("scheduledTask", where, params))
       if ((await this.lapse(task.authority, task.id)) !== null) candidates.push(task);
     if (candidates.length === 0) return 0;
     const paused = (

@@ -133,7 +133,10 @@ export class ScheduledTaskService {
    * deletions pass; an agent additionally needs its live run to make the change.
    */
   async mayManage(caller: Caller, task: ScheduledTaskRecord): Promise<boolean> {
-    if (!caller.capabilities.has("orchestration:operate") || !this.callers.mayUseProject(caller, task.projectId))
+    if (
+      !caller.capabilities.has("orchestration:operate") ||
+      !(await this.callers.mayUseProject(caller, task.projectId))
+    )
       return false;
     const ceiling = await this.callers.ceiling(caller);
     return (
@@ -148,7 +151,7 @@ export class ScheduledTaskService {
    * whose credential was revoked or expired while its agent works, cannot schedule.
    */
   private async requireStandingAuthority(caller: Caller, action: string): Promise<Authority> {
-    const authority = this.callers.authority(caller);
+    const authority = await this.callers.authority(caller);
     if (authority === null) {
       throw new OrchestratorFailure(
         "capability_denied",
@@ -173,9 +176,9 @@ export class ScheduledTaskService {
    * The task, or `task_not_found`: also for a task in a project the caller's token may not use,
    * so a project-scoped token learns nothing about other projects' schedules.
    */
-  private requireTask(caller: Caller, scheduledTaskId: string): ScheduledTaskRecord {
-    const task = this.engine.store.get("scheduledTask", scheduledTaskId);
-    if (task === null || !this.callers.mayUseProject(caller, task.projectId)) {
+  private async requireTask(caller: Caller, scheduledTaskId: string): Promise<ScheduledTaskRecord> {
+    const task = await this.engine.reader.get("scheduledTask", scheduledTaskId);
+    if (task === null || !(await this.callers.mayUseProject(caller, task.projectId))) {
       throw new OrchestratorFailure(
         "task_not_found",
         `Scheduled task ${scheduledTaskId} does not exist${task === null ? " (deleting one is permanent)" : " in the projects this token may use"}. Call list_scheduled_tasks to see the tasks.`,
@@ -232,14 +235,14 @@ export class ScheduledTaskService {
   }
 
   /** The caller's thread when it is in `projectId` (the thread runs can be bound to), else null. */
-  private callerThreadIn(caller: Caller, projectId: string): ThreadRecord | null {
-    const thread = this.callers.thread(caller);
+  private async callerThreadIn(caller: Caller, projectId: string): Promise<ThreadRecord | null> {
+    const thread = await this.callers.thread(caller);
     return thread !== null && thread.projectId === projectId ? thread : null;
   }
 
   /** `bindToCurrentThread: true` without a caller thread in the task's project is refused (seed 000). */
-  private requireBindableThread(caller: Caller, projectId: string): ThreadRecord {
-    const thread = this.callerThreadIn(caller, projectId);
+  private async requireBindableThread(caller: Caller, projectId: string): Promise<ThreadRecord> {
+    const thread = await this.callerThreadIn(caller, projectId);
     if (thread === null) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -351,7 +354,7 @@ export class ScheduledTaskService {
         'schedule is required to create a scheduled task: {type: "interval", everyMs}, {type: "fixed_time", cron | at} or {type: "webhook"}.',
         { field: "schedule" },
       );
-    const projectId = this.callers.project(caller, input.projectId);
+    const projectId = await this.callers.project(caller, input.projectId);
     const commandId = derive.command(
       caller.requestScope,
       "schedule_task",
@@ -373,7 +376,7 @@ export class ScheduledTaskService {
       this.engine.replay<{ scheduledTaskId: string }>(commandId, "scheduled_task.create", request),
     );
     if (replay !== null) {
-      const task = this.requireTask(caller, replay.result.scheduledTaskId);
+      const task = await this.requireTask(caller, replay.result.scheduledTaskId);
       return {
         ...(await this.view(caller, task)),
         created: false,
@@ -389,13 +392,13 @@ export class ScheduledTaskService {
     const prompt = this.checkPrompt(input.prompt);
     const title = input.title !== undefined ? this.checkTitle(input.title) : titleFromMessage(prompt);
     const checked = checkSchedule(input.schedule, this.config.scheduling, this.engine.clock.nowMs());
-    const sameProjectThread = this.callerThreadIn(caller, projectId);
+    const sameProjectThread = await this.callerThreadIn(caller, projectId);
     const profileName = input.profile ?? null;
     // Seed 000: bound by default only when the caller has a thread in the task's project; a
     // profiled task's runs start threads of their own (the profile shapes a thread from its start).
     const bind = input.bindToCurrentThread ?? (sameProjectThread !== null && profileName === null);
     if (bind && profileName !== null) throw profileOnBoundTask(profileName);
-    const boundThread = bind ? this.requireBindableThread(caller, projectId) : null;
+    const boundThread = bind ? await this.requireBindableThread(caller, projectId) : null;
     const ceiling = await this.callers.ceiling(caller);
     // The one path every entry point takes: unknown profiles, widening and the trust rule are refused here.
     const profiled = await this.profiles.apply(caller, profileName ?? undefined, input, ceiling, projectId);
@@ -455,7 +458,7 @@ export class ScheduledTaskService {
       }),
     );
     return {
-      ...(await this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId))),
+      ...(await this.view(caller, await this.requireTask(caller, outcome.result.scheduledTaskId))),
       created: true,
       replayed: false,
       signatureSecret: generated,
@@ -464,7 +467,7 @@ export class ScheduledTaskService {
   }
 
   private async update(caller: Caller, scheduledTaskId: string, input: ScheduleTaskInput): Promise<ScheduleTaskResult> {
-    const task = this.requireTask(caller, scheduledTaskId);
+    const task = await this.requireTask(caller, scheduledTaskId);
     const commandId =
       input.clientRequestId === undefined
         ? `cmd:scheduled_task.update:${this.engine.ids.random("req")}`
@@ -484,7 +487,7 @@ export class ScheduledTaskService {
     const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "scheduled_task.update", request));
     if (replay !== null)
       return {
-        ...(await this.view(caller, this.requireTask(caller, task.id))),
+        ...(await this.view(caller, await this.requireTask(caller, task.id))),
         created: false,
         replayed: true,
         signatureSecret: null,
@@ -508,7 +511,7 @@ export class ScheduledTaskService {
       input.bindToCurrentThread === undefined
         ? task.boundThreadId
         : input.bindToCurrentThread
-          ? this.requireBindableThread(caller, task.projectId).id
+          ? (await this.requireBindableThread(caller, task.projectId)).id
           : null;
     const boundThread = boundThreadId === null ? null : await this.engine.reader.get("thread", boundThreadId);
     const rebinds = boundThreadId !== task.boundThreadId;
@@ -645,7 +648,7 @@ export class ScheduledTaskService {
       }),
     );
     return {
-      ...(await this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId))),
+      ...(await this.view(caller, await this.requireTask(caller, outcome.result.scheduledTaskId))),
       created: false,
       replayed: false,
       signatureSecret: generated,
@@ -659,8 +662,8 @@ export class ScheduledTaskService {
     input: { projectId?: string | undefined; limit?: number | undefined; offset?: number | undefined },
   ): Promise<{ tasks: ScheduledTaskView[]; total: number; offset: number; limit: number; hasMore: boolean }> {
     let projectId: string | null;
-    if (input.projectId !== undefined) projectId = this.callers.project(caller, input.projectId);
-    else projectId = this.callers.thread(caller)?.projectId ?? null;
+    if (input.projectId !== undefined) projectId = await this.callers.project(caller, input.projectId);
+    else projectId = (await this.callers.thread(caller))?.projectId ?? null;
     const limit = Math.min(Math.max(input.limit ?? 50, 1), 100);
     const offset = Math.max(input.offset ?? 0, 0);
     // Without a project, a client sees every project its token may use.
@@ -672,9 +675,9 @@ export class ScheduledTaskService {
           ? "1 = 1"
           : `project_id IN (${scoped.map(() => "?").join(", ") || "NULL"})`;
     const params = projectId !== null ? [projectId] : (scoped ?? []);
-    const total = this.engine.store.count("scheduledTask", where, params);
+    const total = await this.engine.reader.count("scheduledTask", where, params);
     const tasks = [];
-    for (const task of this.engine.store.select(
+    for (const task of await this.engine.reader.select(
       "scheduledTask",
       where,
       params,
@@ -686,7 +689,7 @@ export class ScheduledTaskService {
 
   /** One task with its recent triggers, or `task_not_found`. */
   async read(caller: Caller, scheduledTaskId: string): Promise<ScheduledTaskView> {
-    return await this.view(caller, this.requireTask(caller, scheduledTaskId), 20);
+    return await this.view(caller, await this.requireTask(caller, scheduledTaskId), 20);
   }
 
   /**
@@ -707,7 +710,7 @@ export class ScheduledTaskService {
       request,
     );
     if (replay !== null) return { ...replay.result, deleted: true, replayed: true };
-    const task = this.requireTask(caller, input.scheduledTaskId);
+    const task = await this.requireTask(caller, input.scheduledTaskId);
     await this.callers.requireLiveRunForChanges(caller, "delete_scheduled_task");
     await this.requireTaskWithinCeiling(caller, task);
     const outcome = await this.engine.execute({

@@ -101,7 +101,7 @@ export class ScheduledTriggerService {
       if (profile.ok) return { unavailable: null, capabilities: profile.selection.capabilities, profile };
       return { unavailable: null, capabilities: this.registry.capabilities(task.providerInstanceId), profile };
     }
-    const bound = task.boundThreadId === null ? null : this.engine.store.get("thread", task.boundThreadId);
+    const bound = task.boundThreadId === null ? null : await this.engine.reader.get("thread", task.boundThreadId);
     const instanceId = bound?.providerInstanceId ?? task.providerInstanceId;
     const refusal = await this.selection.unavailableReason(instanceId);
     return {
@@ -122,7 +122,7 @@ export class ScheduledTriggerService {
     taskId: string,
     options: { readonly schedulerStartedAtMs?: number } = {},
   ): Promise<ScheduledTriggerRecord | null> {
-    const task = this.engine.store.get("scheduledTask", taskId);
+    const task = await this.engine.reader.get("scheduledTask", taskId);
     if (task === null || !task.enabled || !isTimed(task.schedule)) return null;
     const schedule = task.schedule;
     const from = occurrencesFrom(task, (await lastTimedTrigger(this.engine.reader, task.id))?.scheduledFor ?? null);
@@ -189,8 +189,8 @@ export class ScheduledTriggerService {
   }
 
   /** Whether a webhook task with this id exists (an unknown one answers 404 whatever the method). */
-  webhookExists(scheduledTaskId: string): boolean {
-    return this.engine.store.get("scheduledTask", scheduledTaskId)?.schedule.type === "webhook";
+  async webhookExists(scheduledTaskId: string): Promise<boolean> {
+    return (await this.engine.reader.get("scheduledTask", scheduledTaskId))?.schedule.type === "webhook";
   }
 
   /**
@@ -201,7 +201,7 @@ export class ScheduledTriggerService {
    * whose prompt carries the body as data.
    */
   async deliver(request: WebhookRequest): Promise<WebhookOutcome> {
-    const task = this.engine.store.get("scheduledTask", request.scheduledTaskId);
+    const task = await this.engine.reader.get("scheduledTask", request.scheduledTaskId);
     if (task === null || task.schedule.type !== "webhook")
       return {
         kind: "refused",
@@ -262,7 +262,8 @@ export class ScheduledTriggerService {
       return {
         kind: "recorded",
         trigger,
-        runStatus: trigger.runId === null ? null : (this.engine.store.get("run", trigger.runId)?.status ?? null),
+        runStatus:
+          trigger.runId === null ? null : ((await this.engine.reader.get("run", trigger.runId))?.status ?? null),
       };
     } catch (error) {
       if (error instanceof ReplayedDelivery) return replayed();

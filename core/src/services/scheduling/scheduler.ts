@@ -116,8 +116,8 @@ export class Scheduler {
     });
   }
 
-  private timedTasks(): ScheduledTaskRecord[] {
-    return this.engine.store.select("scheduledTask", "enabled = 1 AND kind != 'webhook'");
+  private async timedTasks(): Promise<ScheduledTaskRecord[]> {
+    return await this.engine.reader.select("scheduledTask", "enabled = 1 AND kind != 'webhook'");
   }
 
   /** A task's next occurrence (an overdue one included), or null. */
@@ -136,7 +136,7 @@ export class Scheduler {
       if (!this.running || !this.engine.store.isOpen()) return;
       const now = this.clock.nowMs();
       const due = [];
-      for (const task of this.timedTasks()) {
+      for (const task of await this.timedTasks()) {
         const next = await this.nextFor(task);
         if (next !== null && next <= now) due.push(task);
       }
@@ -163,7 +163,7 @@ export class Scheduler {
     this.cancelAlarm = null;
     if (!this.running || !this.engine.store.isOpen()) return;
     let earliest: number | null = null;
-    for (const task of this.timedTasks()) {
+    for (const task of await this.timedTasks()) {
       const next = await this.nextFor(task);
       if (next !== null && (earliest === null || next < earliest)) earliest = next;
     }

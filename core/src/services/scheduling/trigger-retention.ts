@@ -26,8 +26,11 @@ export class TriggerRetention {
   ) {}
 
   /**
-   * Prunes one task's triggers (after it recorded one); returns how many went. What to remove is
-   * read and removed in one turn of the store's (`writeAsync`), with no command between.
+   * Prunes one task's triggers (after it recorded one); returns how many went. Its reads are
+   * awaited, so a command may commit between them and the removal; what it removes stays
+   * removable all the same: a trigger keeps the run it was recorded with, a finished run stays
+   * finished, the candidates are older than every window that reads them, and a newer timed
+   * trigger only makes the one kept as newest older still.
    */
   async pruneTask(taskId: string): Promise<number> {
     return this.engine.store.writeAsync(() => this.pruneTaskNow(taskId));
@@ -36,17 +39,16 @@ export class TriggerRetention {
   private async pruneTaskNow(taskId: string): Promise<number> {
     const { maxPerTask, maxAgeMs } = this.config.scheduling.triggerRetention;
     const nowMs = this.engine.clock.nowMs();
-    const store = this.engine.store;
     const beyondCount =
-      store.count("scheduledTrigger", "task_id = ?", [taskId]) > maxPerTask
-        ? store.select(
+      (await this.engine.reader.count("scheduledTrigger", "task_id = ?", [taskId])) > maxPerTask
+        ? await this.engine.reader.select(
             "scheduledTrigger",
             "task_id = ?",
             [taskId],
             `ORDER BY created_at DESC, rowid DESC LIMIT ${PRUNE_BATCH} OFFSET ${maxPerTask}`,
           )
         : [];
-    const tooOld = store.select(
+    const tooOld = await this.engine.reader.select(
       "scheduledTrigger",
       "task_id = ? AND created_at < ?",
       [taskId, new Date(nowMs - maxAgeMs).toISOString()],
@@ -65,22 +67,22 @@ export class TriggerRetention {
   }
 
   /** The windows that still read a task's triggers: none younger than the longest is removed. */
-  private protectedMs(taskId: string): number {
+  private async protectedMs(taskId: string): Promise<number> {
     const scheduling = this.config.scheduling;
-    const task = this.engine.store.get("scheduledTask", taskId);
+    const task = await this.engine.reader.get("scheduledTask", taskId);
     const dedupeMs = task?.schedule.type === "webhook" ? (task.schedule.dedupe?.windowMs ?? 0) : 0;
     return Math.max(scheduling.webhookReplayWindowMs, scheduling.webhookRateLimit.windowMs, dedupeMs);
   }
 
   private async forget(taskId: string, candidates: readonly ScheduledTriggerRecord[], nowMs: number): Promise<number> {
     if (candidates.length === 0) return 0;
-    const protectedSince = new Date(nowMs - this.protectedMs(taskId)).toISOString();
+    const protectedSince = new Date(nowMs - (await this.protectedMs(taskId))).toISOString();
     const store = this.engine.store;
     const newestTimed = (await lastTimedTrigger(this.engine.reader, taskId))?.id ?? null;
     const ids = new Set<string>();
     for (const trigger of candidates) {
       if (trigger.createdAt >= protectedSince || trigger.id === newestTimed) continue;
-      const run = trigger.runId === null ? null : store.get("run", trigger.runId);
+      const run = trigger.runId === null ? null : await this.engine.reader.get("run", trigger.runId);
       if (run !== null && !isTerminalRunStatus(run.status)) continue;
       ids.add(trigger.id);
     }

@@ -54,9 +54,9 @@ export class CallerThreadCommands {
     caller: Caller,
     input: { threadId: string; message: string; mode?: SendMode; replyToSource?: boolean; clientRequestId?: string },
   ): Promise<DeliveryResult & { replayed: boolean }> {
-    const target = this.commands.getThread(input.threadId);
+    const target = await this.commands.getThread(input.threadId);
     const commandId = this.callerCommandId(caller, "t3_thread_send", target.id, input.clientRequestId);
-    const sender = this.callers.thread(caller);
+    const sender = await this.callers.thread(caller);
     const source: MessageSource | null =
       sender === null
         ? null
@@ -87,10 +87,10 @@ export class CallerThreadCommands {
     caller: Caller,
     input: { threadId: string; runId?: string },
   ): ReturnType<ThreadCommands["interrupt"]> {
-    const target = this.commands.getThread(input.threadId);
+    const target = await this.commands.getThread(input.threadId);
     await this.callers.requireLiveRunForChanges(caller, "t3_thread_interrupt");
     await this.callers.requireMayStop(caller, target);
-    return this.commands.interrupt({
+    return await this.commands.interrupt({
       threadId: target.id,
       ...(input.runId !== undefined ? { runId: input.runId } : {}),
       reason: "interrupted_by_agent",
@@ -108,7 +108,7 @@ export class CallerThreadCommands {
     caller: Caller,
     input: { threadId: string; reason?: string; clientRequestId?: string },
   ): Promise<{ thread: ThreadRecord; interruptedRunId: string | null; heldRunIds: string[]; replayed: boolean }> {
-    const target = this.commands.getThread(input.threadId);
+    const target = await this.commands.getThread(input.threadId);
     const commandId =
       this.callerCommandId(caller, "thread.stop", target.id, input.clientRequestId) ??
       this.commands.newCommandId("thread.stop");
@@ -118,7 +118,9 @@ export class CallerThreadCommands {
       await this.callers.requireLiveRunForChanges(caller, "stop");
       await this.callers.requireMayStop(caller, target);
       const active = await activeRun(this.engine.reader, target.id);
-      const attempt = active?.currentAttemptId ? this.engine.store.get("attempt", active.currentAttemptId) : null;
+      const attempt = active?.currentAttemptId
+        ? await this.engine.reader.get("attempt", active.currentAttemptId)
+        : null;
       if (
         attempt !== null &&
         attempt.status !== "pending" &&
@@ -134,22 +136,23 @@ export class CallerThreadCommands {
         );
       }
     }
-    const outcome = await conflictsAsInvalid(() =>
-      this.engine.execute({
-        commandId,
-        operation: "thread.stop",
-        request,
-        handle: async (ctx) => {
-          const active = await activeRun(ctx, target.id);
-          await stopThread(ctx, target.id, reason);
-          const held = (await ctx.select("run", QUEUED_RUNS_OF_THREAD, [target.id], "ORDER BY ordinal"))
-            .filter((run) => run.held)
-            .map((run) => run.id);
-          return { interruptedRunId: active?.id ?? null, heldRunIds: held };
-        },
-      }),
+    const outcome = await conflictsAsInvalid(
+      async () =>
+        await this.engine.execute({
+          commandId,
+          operation: "thread.stop",
+          request,
+          handle: async (ctx) => {
+            const active = await activeRun(ctx, target.id);
+            await stopThread(ctx, target.id, reason);
+            const held = (await ctx.select("run", QUEUED_RUNS_OF_THREAD, [target.id], "ORDER BY ordinal"))
+              .filter((run) => run.held)
+              .map((run) => run.id);
+            return { interruptedRunId: active?.id ?? null, heldRunIds: held };
+          },
+        }),
     );
-    return { thread: this.commands.getThread(target.id), ...outcome.result, replayed: outcome.replayed };
+    return { thread: await this.commands.getThread(target.id), ...outcome.result, replayed: outcome.replayed };
   }
 
   /** Resume after Stop, for a caller: within its ceiling; idempotent by `clientRequestId`. */
@@ -157,7 +160,7 @@ export class CallerThreadCommands {
     caller: Caller,
     input: { threadId: string; clientRequestId?: string },
   ): Promise<{ thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean }> {
-    const target = this.commands.getThread(input.threadId);
+    const target = await this.commands.getThread(input.threadId);
     const commandId = this.callerCommandId(caller, "thread.resume", target.id, input.clientRequestId);
     if (
       commandId === undefined ||
@@ -166,7 +169,7 @@ export class CallerThreadCommands {
       await this.callers.requireLiveRunForChanges(caller, "resume");
       await this.callers.requireTargetWithinCeiling(caller, target);
     }
-    return conflictsAsInvalid(() => this.commands.resume(target.id, commandId));
+    return conflictsAsInvalid(async () => await this.commands.resume(target.id, commandId));
   }
 
   /**
@@ -180,7 +183,7 @@ export class CallerThreadCommands {
     caller: Caller,
     input: { threadId: string; settled: boolean; clientRequestId?: string | undefined },
   ): Promise<{ thread: ThreadRecord; changed: boolean; replayed: boolean }> {
-    const target = this.commands.getThread(input.threadId);
+    const target = await this.commands.getThread(input.threadId);
     const operation = "thread.set_settled";
     const commandId =
       this.callerCommandId(caller, operation, target.id, input.clientRequestId) ??
@@ -193,22 +196,27 @@ export class CallerThreadCommands {
       await this.callers.requireLiveRunForChanges(caller, "set_thread_settled");
       await this.callers.requireTargetWithinCeiling(caller, target);
     }
-    const outcome = await conflictsAsInvalid(() =>
-      this.engine.execute({
-        commandId,
-        operation,
-        request,
-        handle: async (ctx) => {
-          const current = await ctx.require("thread", target.id);
-          const settled = (current.settledAt ?? null) !== null;
-          if (settled === input.settled) return { changed: false };
-          if (input.settled) await refuseSettlingBusyThread(ctx, current.id);
-          ctx.put("thread", { ...current, settledAt: input.settled ? ctx.now : null, updatedAt: ctx.now });
-          return { changed: true };
-        },
-      }),
+    const outcome = await conflictsAsInvalid(
+      async () =>
+        await this.engine.execute({
+          commandId,
+          operation,
+          request,
+          handle: async (ctx) => {
+            const current = await ctx.require("thread", target.id);
+            const settled = (current.settledAt ?? null) !== null;
+            if (settled === input.settled) return { changed: false };
+            if (input.settled) await refuseSettlingBusyThread(ctx, current.id);
+            ctx.put("thread", { ...current, settledAt: input.settled ? ctx.now : null, updatedAt: ctx.now });
+            return { changed: true };
+          },
+        }),
     );
-    return { thread: this.commands.getThread(target.id), changed: outcome.result.changed, replayed: outcome.replayed };
+    return {
+      thread: await this.commands.getThread(target.id),
+      changed: outcome.result.changed,
+      replayed: outcome.replayed,
+    };
   }
 
   /** t3_thread_wait, capped by the server's maximum wait; an agent's thread is blocked while it runs. */

@@ -67,10 +67,10 @@ export class RunWaits {
     if (pinned === null)
       return { threadId: request.threadId, run: null, timedOut: false, endedBy: "idle", attention: null, cursor };
     const check = async (): Promise<RunWaitResult | null> => {
-      const run = this.engine.store.get("run", pinned.id);
+      const run = await this.engine.reader.get("run", pinned.id);
       if (run !== null && isTerminalRunStatus(run.status))
         return { threadId: request.threadId, run, timedOut: false, endedBy: "run_finished", attention: null, cursor };
-      const attention = request.attention === undefined ? null : this.attentionAfter(request.threadId, cursor);
+      const attention = request.attention === undefined ? null : await this.attentionAfter(request.threadId, cursor);
       if (attention === null) return null;
       return {
         threadId: request.threadId,
@@ -101,7 +101,7 @@ export class RunWaits {
       return (
         done ?? {
           threadId: request.threadId,
-          run: this.engine.store.get("run", pinned.id),
+          run: await this.engine.reader.get("run", pinned.id),
           timedOut: true,
           endedBy: "timeout",
           attention: null,
@@ -118,16 +118,18 @@ export class RunWaits {
    * blocking question or an approval (a non-blocking question lets the agent work on, so it
    * ends no wait, as in delegate_task). Ordered by the event that opened each request.
    */
-  private attentionAfter(threadId: string, cursor: number): AttentionRequest | null {
-    const pending = this.engine.store
-      .select("runtimeRequest", "thread_id = ? AND status = 'pending'", [threadId])
-      .filter((pendingRequest) => pendingRequest.kind === "approval" || pendingRequest.blocking);
+  private async attentionAfter(threadId: string, cursor: number): Promise<AttentionRequest | null> {
+    const pending = (
+      await this.engine.reader.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [threadId])
+    ).filter((pendingRequest) => pendingRequest.kind === "approval" || pendingRequest.blocking);
     if (pending.length === 0) return null;
-    const candidates = pending
-      .map((pendingRequest) => ({
+    const sequenced: { request: RuntimeRequestRecord; sequence: number }[] = [];
+    for (const pendingRequest of pending)
+      sequenced.push({
         request: pendingRequest,
-        sequence: this.engine.store.firstUpsertSequence("runtimeRequest", pendingRequest.id) ?? 0,
-      }))
+        sequence: (await this.engine.reader.firstUpsertSequence("runtimeRequest", pendingRequest.id)) ?? 0,
+      });
+    const candidates = sequenced
       .filter((candidate) => candidate.sequence > cursor)
       .sort((a, b) => a.sequence - b.sequence);
     const first = candidates[0];

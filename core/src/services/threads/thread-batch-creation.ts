@@ -139,7 +139,7 @@ export class ThreadBatchCreation {
         );
       }
     }
-    const place = this.placeOf(caller, input);
+    const place = await this.placeOf(caller, input);
     const projectId = place.project.id;
     const commandId = derive.command(
       caller.requestScope,
@@ -159,7 +159,7 @@ export class ThreadBatchCreation {
           commandId,
           operation: "create_threads",
           request,
-          handle: (ctx) => this.write(ctx, caller, input.threads, commandId, place, decisions),
+          handle: async (ctx) => await this.write(ctx, caller, input.threads, commandId, place, decisions),
         })
       ).result;
     }
@@ -168,7 +168,7 @@ export class ThreadBatchCreation {
     for (const [index, threadId] of created.threadIds.entries()) {
       threads.push({
         index,
-        thread: this.commands.getThread(threadId),
+        thread: await this.commands.getThread(threadId),
         runId:
           created.runIds !== undefined ? (created.runIds[index] ?? null) : await firstRun(this.engine.reader, threadId),
         notes: created.notes?.[index] ?? [],
@@ -178,14 +178,14 @@ export class ThreadBatchCreation {
   }
 
   /** The batch's project: the one named, else the first parent's (children live in their parent's project), else the caller's. */
-  private placeOf(caller: Caller, input: ThreadBatchInput): BatchPlace {
+  private async placeOf(caller: Caller, input: ThreadBatchInput): Promise<BatchPlace> {
     const firstParent = input.threads.find((entry) => entry.parentThreadId !== undefined)?.parentThreadId;
     const projectId =
       input.projectId === undefined && firstParent !== undefined
-        ? this.commands.getThread(firstParent).projectId
-        : this.callers.workProject(caller, input.projectId).projectId;
-    const project = this.engine.store.get("project", projectId)!;
-    const callerThread = this.callers.thread(caller);
+        ? (await this.commands.getThread(firstParent)).projectId
+        : (await this.callers.workProject(caller, input.projectId)).projectId;
+    const project = (await this.engine.reader.get("project", projectId))!;
+    const callerThread = await this.callers.thread(caller);
     return { project, callerThread, sameProject: callerThread !== null && callerThread.projectId === projectId };
   }
 
@@ -275,7 +275,7 @@ export class ThreadBatchCreation {
       selections,
       profiles,
       plans,
-      authority: this.callers.authority(caller),
+      authority: await this.callers.authority(caller),
       reachedFrom: await this.origins.of(caller),
     };
   }

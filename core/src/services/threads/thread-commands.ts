@@ -42,8 +42,8 @@ export class ThreadCommands {
   }
 
   /** Reads a live (not deleted) thread, or fails with `thread_not_found`. */
-  getThread(threadId: string): ThreadRecord {
-    const thread = this.engine.store.get("thread", threadId);
+  async getThread(threadId: string): Promise<ThreadRecord> {
+    const thread = await this.engine.reader.get("thread", threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     return thread;
@@ -55,7 +55,7 @@ export class ThreadCommands {
     delivery: DeliveryResult | null;
     replayed: boolean;
   }> {
-    const project = this.engine.store.get("project", request.projectId);
+    const project = await this.engine.reader.get("project", request.projectId);
     if (project === null)
       throw new OrchestratorFailure("invalid_request", `Project ${request.projectId} does not exist.`, {
         projectId: request.projectId,
@@ -142,7 +142,7 @@ export class ThreadCommands {
       },
     });
     return {
-      thread: this.getThread(outcome.result.threadId),
+      thread: await this.getThread(outcome.result.threadId),
       delivery: outcome.result.delivery,
       replayed: outcome.replayed,
     };
@@ -150,13 +150,13 @@ export class ThreadCommands {
 
   /** Sends a message (auto / queue / steer / restart through the shared policy). Idempotent by command id. */
   async send(request: SendRequest): Promise<DeliveryResult & { replayed: boolean }> {
-    const thread = this.getThread(request.threadId);
+    const thread = await this.getThread(request.threadId);
     if (thread.lineage.relationship === "attached") throw attachedThreadRefusal(thread);
     const commandId = request.commandId ?? this.newCommandId("thread.send");
     // A thread whose own workspace was removed has no folder to work in (a retry of a send
     // that was accepted before still replays).
     const workspace = await workspaceOf(this.engine.reader, thread.id);
-    if (workspace?.status === "removed" && this.engine.store.getReceipt(commandId) === null) {
+    if (workspace?.status === "removed" && (await this.engine.reader.receipt(commandId)) === null) {
       throw new Failure(
         "thread_not_sendable",
         `Thread ${thread.id} worked in ${workspace.path}, which was removed (${workspace.disposition ?? "pruned"}); its conversation cannot go on there. Start new work instead (delegate_task, create_threads).`,
@@ -201,7 +201,7 @@ export class ThreadCommands {
     threadId: string,
     commandId?: string,
   ): Promise<{ thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean }> {
-    const thread = this.getThread(threadId);
+    const thread = await this.getThread(threadId);
     const outcome = await this.engine.execute({
       commandId: commandId ?? this.newCommandId("thread.resume"),
       operation: "thread.resume",
@@ -209,7 +209,7 @@ export class ThreadCommands {
       handle: async (ctx) => ({ resumedRunIds: (await resumeThread(ctx, thread.id)).map((run) => run.id) }),
     });
     return {
-      thread: this.getThread(thread.id),
+      thread: await this.getThread(thread.id),
       resumedRunIds: outcome.result.resumedRunIds,
       replayed: outcome.replayed,
     };
@@ -225,9 +225,9 @@ export class ThreadCommands {
     runId: string | undefined,
     purpose: "wait" | "interrupt",
   ): Promise<RunRecord | null> {
-    const thread = this.getThread(threadId);
+    const thread = await this.getThread(threadId);
     if (runId !== undefined) {
-      const run = this.engine.store.get("run", runId);
+      const run = await this.engine.reader.get("run", runId);
       if (run === null || run.threadId !== thread.id)
         throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist in thread ${threadId}.`, {
           threadId,
@@ -254,7 +254,7 @@ export class ThreadCommands {
     status: "interrupt_requested" | "already_terminal" | "no_active_run";
     run: RunRecord | null;
   }> {
-    const thread = this.getThread(request.threadId);
+    const thread = await this.getThread(request.threadId);
     const run = await this.selectRun(request.threadId, request.runId, "interrupt");
     if (run === null) return { status: "no_active_run", run: null };
     if (isTerminalRunStatus(run.status)) return { status: "already_terminal", run };
@@ -279,17 +279,6 @@ export class ThreadCommands {
     return { status: "interrupt_requested", run: outcome.result };
   }
 
-  /** Reads a thread's runs, newest first. */
-  runs(threadId: string, limit = 20): RunRecord[] {
-    this.getThread(threadId);
-    return this.engine.store.select(
-      "run",
-      "thread_id = ?",
-      [threadId],
-      `ORDER BY ordinal DESC LIMIT ${Math.max(1, Math.floor(limit))}`,
-    );
-  }
-
   /** Answers a runtime request (approval decision, answers, or dismiss) from a person or client. */
   async respondToRequest(requestId: string, response: RuntimeRequestResponse): Promise<RuntimeRequestRecord> {
     await this.engine.execute({
@@ -301,17 +290,6 @@ export class ThreadCommands {
         return null;
       },
     });
-    return this.engine.store.get("runtimeRequest", requestId)!;
-  }
-
-  /** Pending runtime requests of a thread, oldest first. */
-  pendingRequests(threadId: string): RuntimeRequestRecord[] {
-    this.getThread(threadId);
-    return this.engine.store.select(
-      "runtimeRequest",
-      "thread_id = ? AND status = 'pending'",
-      [threadId],
-      "ORDER BY rowid",
-    );
+    return (await this.engine.reader.get("runtimeRequest", requestId))!;
   }
 }

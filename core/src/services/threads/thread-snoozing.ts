@@ -61,7 +61,7 @@ export class ThreadSnoozing {
     clientRequestId: string | undefined,
     validate: () => void,
   ): Promise<SnoozeOutcome> {
-    const target = this.commands.getThread(threadId);
+    const target = await this.commands.getThread(threadId);
     const commandId =
       clientRequestId === undefined
         ? this.commands.newCommandId(operation)
@@ -75,31 +75,36 @@ export class ThreadSnoozing {
         await this.callers.requireTargetWithinCeiling(caller, target);
       }
     }
-    const outcome = await conflictsAsInvalid(() =>
-      this.engine.execute({
-        commandId,
-        operation,
-        request,
-        handle: async (ctx) => {
-          const current = await ctx.require("thread", target.id);
-          // Asking again for the time a thread already sleeps to changes nothing; a thread that
-          // woke early (a request, a failure) sleeps again from now.
-          const asAsked =
-            asked.until === null
-              ? current.snoozedUntil === null
-              : (await isSnoozed(ctx, current, ctx.now)) && current.snoozedUntil === asked.until;
-          if (asAsked) return { changed: false };
-          ctx.put("thread", {
-            ...current,
-            snoozedUntil: asked.until,
-            snoozedAt: asked.until === null ? null : ctx.now,
-            updatedAt: ctx.now,
-          });
-          return { changed: true };
-        },
-      }),
+    const outcome = await conflictsAsInvalid(
+      async () =>
+        await this.engine.execute({
+          commandId,
+          operation,
+          request,
+          handle: async (ctx) => {
+            const current = await ctx.require("thread", target.id);
+            // Asking again for the time a thread already sleeps to changes nothing; a thread that
+            // woke early (a request, a failure) sleeps again from now.
+            const asAsked =
+              asked.until === null
+                ? current.snoozedUntil === null
+                : (await isSnoozed(ctx, current, ctx.now)) && current.snoozedUntil === asked.until;
+            if (asAsked) return { changed: false };
+            ctx.put("thread", {
+              ...current,
+              snoozedUntil: asked.until,
+              snoozedAt: asked.until === null ? null : ctx.now,
+              updatedAt: ctx.now,
+            });
+            return { changed: true };
+          },
+        }),
     );
-    return { thread: this.commands.getThread(target.id), changed: outcome.result.changed, replayed: outcome.replayed };
+    return {
+      thread: await this.commands.getThread(target.id),
+      changed: outcome.result.changed,
+      replayed: outcome.replayed,
+    };
   }
 }
 

@@ -82,20 +82,20 @@ export class UsageService {
 
   /** A thread's own usage and its whole tree's. */
   async thread(threadId: string): Promise<TreeUsage> {
-    this.requireThread(threadId);
+    await this.requireThread(threadId);
     return this.treeOf(threadId);
   }
 
   /** One run's usage (all its attempts). */
   async run(runId: string): Promise<UsageTotals> {
-    if (this.engine.store.get("run", runId) === null)
+    if ((await this.engine.reader.get("run", runId)) === null)
       throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist.`, { runId });
     return usageTotals(this.engine.reader, { kind: "run", runId });
   }
 
   /** A delegated task's usage: its child thread's own, and everything below it. */
   async task(taskId: string): Promise<TreeUsage> {
-    return this.treeOf(this.requireTask(taskId).childThreadId);
+    return this.treeOf((await this.requireTask(taskId)).childThreadId);
   }
 
   /** A task's own budget, or null when it has none. */
@@ -136,9 +136,9 @@ export class UsageService {
 
   /** A project's totals, and each of its root threads' trees. */
   async project(projectId: string): Promise<Extract<UsageSummary, { scope: "project" }>> {
-    if (this.engine.store.get("project", projectId) === null)
+    if ((await this.engine.reader.get("project", projectId)) === null)
       throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
-    const roots = this.engine.store.select(
+    const roots = await this.engine.reader.select(
       "thread",
       "project_id = ? AND parent_thread_id IS NULL AND deleted = 0",
       [projectId],
@@ -160,7 +160,7 @@ export class UsageService {
     visibleProjects: readonly string[] | "*" = "*",
   ): Promise<UsageSummary> {
     if (input.threadId !== undefined) {
-      const thread = this.requireThread(input.threadId);
+      const thread = await this.requireThread(input.threadId);
       if (input.projectId !== undefined && thread.projectId !== input.projectId) {
         throw new OrchestratorFailure(
           "invalid_request",
@@ -177,9 +177,9 @@ export class UsageService {
     }
     if (input.projectId !== undefined) return this.project(input.projectId);
     const visible = new Set(visibleProjects === "*" ? [] : visibleProjects);
-    const projects = this.engine.store
-      .select("project", "1 = 1", [], "ORDER BY created_at")
-      .filter((project) => visibleProjects === "*" || visible.has(project.id));
+    const projects = (await this.engine.reader.select("project", "1 = 1", [], "ORDER BY created_at")).filter(
+      (project) => visibleProjects === "*" || visible.has(project.id),
+    );
     const total = await usageTotals(this.engine.reader, {
       kind: "projects",
       projectIds: projects.map((project) => project.id),
@@ -213,7 +213,7 @@ export class UsageService {
   }
 
   private async treeOf(threadId: string): Promise<TreeUsage> {
-    const isRoot = this.engine.store.get("thread", threadId)?.lineage.parentThreadId === null;
+    const isRoot = (await this.engine.reader.get("thread", threadId))?.lineage.parentThreadId === null;
     const own = await usageTotals(this.engine.reader, { kind: "thread", threadId });
     // Most delegated children delegate nothing themselves: their tree is the thread alone, so
     // the recursive sums (every delegate_task answer reads them) would only repeat `own`.
@@ -246,15 +246,15 @@ export class UsageService {
     };
   }
 
-  private requireThread(threadId: string) {
-    const thread = this.engine.store.get("thread", threadId);
+  private async requireThread(threadId: string) {
+    const thread = await this.engine.reader.get("thread", threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     return thread;
   }
 
-  private requireTask(taskId: string): DelegatedTaskRecord {
-    const task = this.engine.store.get("delegatedTask", taskId);
+  private async requireTask(taskId: string): Promise<DelegatedTaskRecord> {
+    const task = await this.engine.reader.get("delegatedTask", taskId);
     if (task === null) throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist.`, { taskId });
     return task;
   }

@@ -95,8 +95,8 @@ export class ChangeSetService {
   }
 
   private async workspaceFor(caller: Caller, threadId: string): Promise<WorkspaceRecord> {
-    this.callers.requireInScope(caller, { threadIds: [threadId] });
-    const thread = this.engine.store.get("thread", threadId);
+    await this.callers.requireInScope(caller, { threadIds: [threadId] });
+    const thread = await this.engine.reader.get("thread", threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     const workspace = await workspaceOf(this.engine.reader, threadId);
@@ -136,10 +136,10 @@ export class ChangeSetService {
     const detail = await this.locks.with(workspace.repository, async () => {
       // What a run that has ended left is committed first (the same commit its end makes), so
       // the parent reads the child's whole work however soon after the result it asks.
-      await this.effects.snapshot(this.engine.store.get("workspace", workspace.id)!);
+      await this.effects.snapshot((await this.engine.reader.get("workspace", workspace.id))!);
       return this.planner.git.changeSet(workspace.path, workspace.baseCommit!, input.path ?? null);
     });
-    workspace = this.engine.store.get("workspace", workspace.id)!;
+    workspace = (await this.engine.reader.get("workspace", workspace.id))!;
     const maxChars = Math.min(input.maxChars ?? DEFAULT_DIFF_PAGE_CHARS, MAX_DIFF_PAGE_CHARS);
     const offset = Math.min(input.offset ?? 0, detail.diff.length);
     const page = detail.diff.slice(offset, offset + maxChars);
@@ -379,8 +379,8 @@ export class ChangeSetService {
   ): Promise<ChangeSetDecision> {
     const limit = Math.min(timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
     const settled = await this.waiter.waitFor(
-      () => {
-        const current = this.engine.store.get("workspace", workspaceId)!;
+      async () => {
+        const current = (await this.engine.reader.get("workspace", workspaceId))!;
         return outcomeOf(current, requestId) !== null && finished(current) ? current : null;
       },
       {
@@ -390,7 +390,7 @@ export class ChangeSetService {
         ...(signal !== undefined ? { signal } : {}),
       },
     );
-    const current = settled ?? this.engine.store.get("workspace", workspaceId)!;
+    const current = settled ?? (await this.engine.reader.get("workspace", workspaceId))!;
     return {
       threadId,
       requestId,

@@ -53,22 +53,22 @@ export class WorkspaceEffects implements EffectHandler {
 
   async execute(effect: OutboxEffect): Promise<void> {
     const { workspaceId } = effect.payload as WorkspaceEffectPayload;
-    const workspace = this.engine.store.get("workspace", workspaceId);
+    const workspace = await this.engine.reader.get("workspace", workspaceId);
     if (workspace === null) return;
     const key = workspace.repository ?? workspace.id;
-    const current = () => this.engine.store.get("workspace", workspaceId)!;
+    const current = async () => (await this.engine.reader.get("workspace", workspaceId))!;
     switch (effect.type) {
       case WORKSPACE_EFFECT.create:
-        return this.locks.with(key, () => this.create(current()));
+        return this.locks.with(key, async () => this.create(await current()));
       case WORKSPACE_EFFECT.snapshot:
-        return this.locks.with(key, async () => void (await this.snapshot(current())));
+        return this.locks.with(key, async () => void (await this.snapshot(await current())));
       case WORKSPACE_EFFECT.remove:
-        return this.locks.with(key, () => this.remove(current()));
+        return this.locks.with(key, async () => this.remove(await current()));
       case WORKSPACE_EFFECT.apply:
         // A recorded move that could not be finished is tried again, with the repository free
         // for others in between; past the attempts a later run of the effect goes on.
         for (let attempt = 1; ; attempt += 1) {
-          if ((await this.locks.with(key, () => this.apply(current()))) === "finished") return;
+          if ((await this.locks.with(key, async () => this.apply(await current()))) === "finished") return;
           if (attempt >= APPLY_ATTEMPTS) return this.applyLater(workspaceId);
           await new Promise((resolve) => setTimeout(resolve, APPLY_RETRY_MS));
         }
@@ -130,9 +130,9 @@ export class WorkspaceEffects implements EffectHandler {
   async snapshot(workspace: WorkspaceRecord): Promise<string | null> {
     if (workspace.status !== "ready" || workspace.repository === null || workspace.baseCommit === null) return null;
     try {
-      const thread = this.engine.store.get("thread", workspace.threadId);
+      const thread = await this.engine.reader.get("thread", workspace.threadId);
       if ((await activeRun(this.engine.reader, workspace.threadId)) === null && thread !== null) {
-        const runs = this.engine.store.count("run", "thread_id = ?", [workspace.threadId]);
+        const runs = await this.engine.reader.count("run", "thread_id = ?", [workspace.threadId]);
         await this.git.commitAll(
           workspace.path,
           `${thread.title}\n\nSwitchyard: the work of ${thread.id} in its worktree, as its run ${runs} left it.\n`,
@@ -208,7 +208,7 @@ export class WorkspaceEffects implements EffectHandler {
           null,
           `The workspace ${workspace.path} has no commit to apply.`,
         );
-      const thread = this.engine.store.get("thread", workspace.threadId);
+      const thread = await this.engine.reader.get("thread", workspace.threadId);
       const plan = await this.git.planApply({
         target: workspace.target.path,
         head,
@@ -234,7 +234,7 @@ export class WorkspaceEffects implements EffectHandler {
       this.logger.warn("a change set could not be applied", { workspaceId: workspace.id, error: messageOf(error) });
       // An apply whose move is recorded must be finished, not dropped: it is tried again (a lock
       // held by another git process, say), and after a restart.
-      if (this.engine.store.get("workspace", workspace.id)?.applying != null) return "again";
+      if ((await this.engine.reader.get("workspace", workspace.id))?.applying != null) return "again";
       return this.settleApply(workspace.id, request.requestId, method, "failed", [], null, messageOf(error));
     }
   }

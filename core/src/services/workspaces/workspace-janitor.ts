@@ -97,24 +97,25 @@ export class WorkspaceJanitor {
   }
 
   /** Every workspace not yet removed (or all), newest first. */
-  list(options: { all?: boolean; projectId?: string } = {}): WorkspaceListing[] {
+  async list(options: { all?: boolean; projectId?: string } = {}): Promise<WorkspaceListing[]> {
     const where = [
       options.all ? "1 = 1" : "status != 'removed'",
       ...(options.projectId !== undefined ? ["project_id = ?"] : []),
     ].join(" AND ");
-    return this.engine.store
-      .select("workspace", where, options.projectId !== undefined ? [options.projectId] : [], "ORDER BY rowid DESC")
-      .map((workspace) => {
-        const thread = this.engine.store.get("thread", workspace.threadId);
-        return {
-          ...workspaceView(workspace),
-          threadId: workspace.threadId,
-          projectId: workspace.projectId,
-          threadTitle: thread?.title ?? null,
-          settledAt: thread?.settledAt ?? null,
-          removableAt: this.removableAt(workspace, thread),
-        };
+    const listings: WorkspaceListing[] = [];
+    const params = options.projectId !== undefined ? [options.projectId] : [];
+    for (const workspace of await this.engine.reader.select("workspace", where, params, "ORDER BY rowid DESC")) {
+      const thread = await this.engine.reader.get("thread", workspace.threadId);
+      listings.push({
+        ...workspaceView(workspace),
+        threadId: workspace.threadId,
+        projectId: workspace.projectId,
+        threadTitle: thread?.title ?? null,
+        settledAt: thread?.settledAt ?? null,
+        removableAt: this.removableAt(workspace, thread),
       });
+    }
+    return listings;
   }
 
   private removableAt(workspace: WorkspaceRecord, thread: ThreadRecord | null): string | null {
@@ -135,7 +136,7 @@ export class WorkspaceJanitor {
     let asked = 0;
     try {
       const now = this.engine.clock.nowMs();
-      for (const listing of this.list()) {
+      for (const listing of await this.list()) {
         if (listing.removableAt === null || Date.parse(listing.removableAt) > now || listing.pending !== null) continue;
         await this.engine.apply(async (ctx) => {
           const current = await ctx.require("workspace", listing.workspaceId);
@@ -165,9 +166,9 @@ export class WorkspaceJanitor {
   async prune(options: { dryRun: boolean }): Promise<PruneReport> {
     const now = this.engine.clock.nowMs();
     const removed: { threadId: string; path: string; branchKept: boolean }[] = [];
-    for (const listing of this.list()) {
+    for (const listing of await this.list()) {
       if (listing.removableAt === null || Date.parse(listing.removableAt) > now || listing.pending !== null) continue;
-      const workspace = this.engine.store.get("workspace", listing.workspaceId)!;
+      const workspace = (await this.engine.reader.get("workspace", listing.workspaceId))!;
       const branchKept = workspace.disposition === "kept";
       removed.push({ threadId: workspace.threadId, path: workspace.path, branchKept });
       if (options.dryRun) continue;
@@ -186,7 +187,7 @@ export class WorkspaceJanitor {
         );
       });
     }
-    const orphans = this.orphans();
+    const orphans = await this.orphans();
     if (!options.dryRun) {
       for (const folder of orphans) {
         const repository = (await this.planner.git.isRepository(folder))
@@ -202,11 +203,11 @@ export class WorkspaceJanitor {
    * Folders under the workspaces folder that no workspace still in use names, and throwaway
    * apply worktrees (`.apply/`) a crash left (one younger than ten minutes may be in use).
    */
-  orphans(): string[] {
+  async orphans(): Promise<string[]> {
     const root = this.planner.root;
     if (!existsSync(root)) return [];
     const known = new Set(
-      this.engine.store.select("workspace", "status != 'removed'").map((workspace) => workspace.path),
+      (await this.engine.reader.select("workspace", "status != 'removed'")).map((workspace) => workspace.path),
     );
     const found: string[] = [];
     for (const group of readdirSync(root)) {

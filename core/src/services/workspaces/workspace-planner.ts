@@ -93,9 +93,9 @@ export class WorkspacePlanner {
   }
 
   /** A project's default strategy (the config's, by project id or folder; else seed 000's `shared`). */
-  defaultFor(projectId: string): WorkspaceStrategy {
+  async defaultFor(projectId: string): Promise<WorkspaceStrategy> {
     const defaults = this.config.workspaces.projectDefaults;
-    const root = this.engine.store.get("project", projectId)?.rootPath;
+    const root = (await this.engine.reader.get("project", projectId))?.rootPath;
     return defaults[projectId] ?? (root !== undefined ? defaults[root] : undefined) ?? "shared";
   }
 
@@ -104,7 +104,7 @@ export class WorkspacePlanner {
    * Remembered for a few seconds, so orchestrator_capabilities does not run git per project per call.
    */
   async strategies(projectId: string): Promise<WorkspaceStrategy[]> {
-    const project = this.engine.store.get("project", projectId);
+    const project = await this.engine.reader.get("project", projectId);
     if (project === null) return ["shared"];
     const known = this.repositories.get(project.rootPath);
     const now = Date.now();
@@ -135,7 +135,7 @@ export class WorkspacePlanner {
     const choice =
       typeof input.choice === "string"
         ? { strategy: input.choice }
-        : (input.choice ?? { strategy: this.defaultFor(input.source.projectId) });
+        : (input.choice ?? { strategy: await this.defaultFor(input.source.projectId) });
     const details = choice as Exclude<WorkspaceChoice, WorkspaceStrategy>;
     if (choice.strategy !== "worktree" && (details.baseRef !== undefined || details.branch !== undefined)) {
       throw new OrchestratorFailure(
@@ -152,7 +152,7 @@ export class WorkspacePlanner {
       );
     }
     if (choice.strategy === "shared") return { plan: null, notes: [] };
-    const project = this.engine.store.get("project", input.source.projectId);
+    const project = await this.engine.reader.get("project", input.source.projectId);
     if (project === null)
       throw new OrchestratorFailure("invalid_request", `Project ${input.source.projectId} does not exist.`, {
         projectId: input.source.projectId,

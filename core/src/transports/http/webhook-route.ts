@@ -71,7 +71,7 @@ export class WebhookRoute {
       scheduledTaskId === "" ||
       scheduledTaskId.includes("/") ||
       urlKey === "" ||
-      !this.triggers.webhookExists(scheduledTaskId)
+      !(await this.triggers.webhookExists(scheduledTaskId))
     ) {
       json(res, 404, {
         error: "not_found",

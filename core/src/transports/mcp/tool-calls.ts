@@ -276,7 +276,7 @@ export class McpToolCalls {
         this.services.threadLinks.threadIdOf(value, field),
       ) as Record<string, unknown>;
       // A project-scoped token (or grant) is checked before the tool reads anything.
-      this.services.callers.requireInScope(callerFromScope(scope), scopeRefs(local));
+      await this.services.callers.requireInScope(callerFromScope(scope), scopeRefs(local));
       const output = await tool.definition.handle(local, {
         scope,
         services: this.services,

@@ -184,7 +184,7 @@ export class ApiRouter {
       const input = resolveThreadRefs(await this.readInput(req, url, found.entry, found.match!), (value, field) =>
         this.services.threadLinks.threadIdOf(value, field),
       );
-      this.services.callers.requireInScope(caller, scopeRefs(input));
+      await this.services.callers.requireInScope(caller, scopeRefs(input));
       const controller = new AbortController();
       const onClose = () => {
         if (!res.writableFinished) controller.abort();

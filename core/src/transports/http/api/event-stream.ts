@@ -220,7 +220,7 @@ export class EventStreams {
    * Last-Event-ID when the request has one): what the API's `GET /events` route calls. A
    * refusal is thrown as a typed failure before anything is written.
    */
-  serve(req: IncomingMessage, res: ServerResponse, caller: Caller, input: OpenEventStreamInput): void {
+  async serve(req: IncomingMessage, res: ServerResponse, caller: Caller, input: OpenEventStreamInput): Promise<void> {
     const holder = holderOf(caller);
     const holding = this.held.get(holder) ?? 0;
     if (holding >= this.perCredential) {
@@ -244,7 +244,7 @@ export class EventStreams {
     );
     let cursor: EventCursor;
     try {
-      cursor = this.service.open(caller, input, connection);
+      cursor = await this.service.open(caller, input, connection);
     } catch (error) {
       // A refused request (typed failure) is answered by the router: nothing is written yet.
       connection.close();

@@ -19,7 +19,7 @@ export const pendingRequestTool = defineTool({
   handle: async (input, { scope, services }) => {
     const caller = callerFromScope(scope);
     if (input.action === "list")
-      return { action: input.action, requests: services.pendingRequests.list(caller, input.threadId) };
+      return { action: input.action, requests: await services.pendingRequests.list(caller, input.threadId) };
     if (input.requestId === undefined)
       throw new OrchestratorFailure(
         "invalid_request",
@@ -28,7 +28,7 @@ export const pendingRequestTool = defineTool({
     if (input.action === "read")
       return {
         action: input.action,
-        requests: [services.pendingRequests.read(caller, input.threadId, input.requestId)],
+        requests: [await services.pendingRequests.read(caller, input.threadId, input.requestId)],
       };
     return {
       action: input.action,

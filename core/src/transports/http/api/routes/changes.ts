@@ -71,8 +71,8 @@ export const listWorkspacesRoute = defineRoute({
   input: ListWorkspacesInput,
   output: ListWorkspacesOutput,
   outputName: "WorkspaceList",
-  handle: (input, { caller, services }) => {
-    services.callers.requireInScope(caller, { projectIds: [input.projectId] });
-    return { workspaces: services.workspaces.list({ projectId: input.projectId, all: input.all === "true" }) };
+  handle: async (input, { caller, services }) => {
+    await services.callers.requireInScope(caller, { projectIds: [input.projectId] });
+    return { workspaces: await services.workspaces.list({ projectId: input.projectId, all: input.all === "true" }) };
   },
 });

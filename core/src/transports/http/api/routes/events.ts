@@ -28,8 +28,8 @@ export const eventsRoute = defineRoute({
   output: StreamFrame,
   outputName: "StreamedEvent",
   produces: "text/event-stream",
-  handle: (input, { caller, services, request, response }) => {
-    services.eventStreams.serve(request, response, caller, {
+  handle: async (input, { caller, services, request, response }) => {
+    await services.eventStreams.serve(request, response, caller, {
       ...input,
       after: lastEventId(request.headers["last-event-id"]) ?? input.after,
       allowedProjects: caller.projects,

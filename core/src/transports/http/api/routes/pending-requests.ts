@@ -22,7 +22,9 @@ export const listPendingRequestsRoute = defineRoute({
   input: RequestInput.pick({ threadId: true }),
   output: z.object({ requests: z.array(PendingRequestView) }),
   outputName: "PendingRequestList",
-  handle: (input, { caller, services }) => ({ requests: services.pendingRequests.list(caller, input.threadId) }),
+  handle: async (input, { caller, services }) => ({
+    requests: await services.pendingRequests.list(caller, input.threadId),
+  }),
 });
 
 export const readPendingRequestRoute = defineRoute({

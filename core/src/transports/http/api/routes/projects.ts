@@ -15,8 +15,9 @@ export const listProjectsRoute = defineRoute({
   handle: async (_input, { caller, services }) => {
     const projects = [];
     // One count after another, in the listing's order.
-    for (const project of services.projects.list().filter((one) => services.callers.mayUseProject(caller, one.id)))
-      projects.push({ ...projectView(project), threadCount: await services.queries.threadCount(project.id) });
+    for (const project of await services.projects.list())
+      if (await services.callers.mayUseProject(caller, project.id))
+        projects.push({ ...projectView(project), threadCount: await services.queries.threadCount(project.id) });
     return { projects };
   },
 });

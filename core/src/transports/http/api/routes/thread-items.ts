@@ -20,8 +20,8 @@ export const readThreadItemRoute = defineRoute({
   input: ItemPath.extend(ItemPartQuery.shape),
   output: ItemPartPage,
   outputName: "ThreadItemPart",
-  handle: (input, { services }) => {
-    const page = services.queries.readItemPart(input);
+  handle: async (input, { services }) => {
+    const page = await services.queries.readItemPart(input);
     if (page === null)
       throw new ApiFailure("not_found", `Thread ${input.threadId} has no item ${input.itemId}.`, {
         threadId: input.threadId,
