@@ -76,6 +76,10 @@ export default defineConfig(
         { prefer: "type-imports", fixStyle: "inline-type-imports" },
       ],
       "@typescript-eslint/no-floating-promises": "error",
+      // Issue 33 made most reads promises: a promise used as a value (a condition, a filter's
+      // predicate, an event handler's return) is always truthy and its failure unhandled.
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
+      "@typescript-eslint/await-thenable": "error",
     },
   },
   {

@@ -46,7 +46,7 @@ describe("template ACP flavor", () => {
     const threadId = await lab.createThread("agent", "@ask Which color? | red, blue", { runtimeMode: "full-access" });
     const request = await pendingQuestion(threadId);
     // Questions are never answered for the user, whatever the runtime mode.
-    expect((await lab.host.threads.runs(threadId, 1))[0]?.status).toBe("waiting");
+    expect(lab.host.threads.runs(threadId, 1)[0]?.status).toBe("waiting");
     await lab.host.threads.respondToRequest(request.id, { kind: "user_input", answers: { q1: "blue" } });
     const run = await lab.waitForRun(threadId);
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
