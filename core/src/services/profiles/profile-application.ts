@@ -64,28 +64,8 @@ export function applyProfile<I extends ProfileShapedInput>(
     runtimeMode: lower(callerCeiling.runtimeMode, profile.maxRuntimeMode, runtimeModeRank),
     interactionMode: lower(callerCeiling.interactionMode, profile.maxInteractionMode, interactionModeRank),
   };
-  if (
-    profile.maxRuntimeMode !== undefined &&
-    input.runtimeMode !== undefined &&
-    input.runtimeMode !== "inherit" &&
-    runtimeModeRank(input.runtimeMode) > runtimeModeRank(profile.maxRuntimeMode)
-  )
-    throw new OrchestratorFailure(
-      "runtime_mode_escalation_denied",
-      `runtimeMode "${input.runtimeMode}" is broader than profile "${profile.name}" allows ("${profile.maxRuntimeMode}"); omit runtimeMode or pass a narrower one.`,
-      { field: "runtimeMode", profile: profile.name, limit: profile.maxRuntimeMode },
-    );
-  if (
-    profile.maxInteractionMode !== undefined &&
-    input.interactionMode !== undefined &&
-    input.interactionMode !== "inherit" &&
-    interactionModeRank(input.interactionMode) > interactionModeRank(profile.maxInteractionMode)
-  )
-    throw new OrchestratorFailure(
-      "interaction_mode_escalation_denied",
-      `interactionMode "${input.interactionMode}" is broader than profile "${profile.name}" allows ("${profile.maxInteractionMode}"); omit interactionMode or pass a narrower one.`,
-      { field: "interactionMode", profile: profile.name, limit: profile.maxInteractionMode },
-    );
+  refuseWider("runtimeMode", profile.name, input.runtimeMode, profile.maxRuntimeMode, runtimeModeRank);
+  refuseWider("interactionMode", profile.name, input.interactionMode, profile.maxInteractionMode, interactionModeRank);
   const target = mergeTarget(profile.name, profile.target ?? {}, input.target);
   const budget = mergeBudget(profile.name, profile.budget, input.budget);
   const workspace = input.workspace ?? profile.workspace;
@@ -103,6 +83,23 @@ export function applyProfile<I extends ProfileShapedInput>(
     profileBudget: profile.budget,
     profileWorkspace: profile.workspace,
   };
+}
+
+/** An explicit mode broader than the profile's limit is refused (`<field>_escalation_denied`), never lowered. */
+function refuseWider<M extends string>(
+  field: "runtimeMode" | "interactionMode",
+  profileName: string,
+  requested: M | "inherit" | undefined,
+  limit: M | undefined,
+  rank: (mode: M) => number,
+): void {
+  if (limit === undefined || requested === undefined || requested === "inherit" || rank(requested) <= rank(limit))
+    return;
+  throw new OrchestratorFailure(
+    field === "runtimeMode" ? "runtime_mode_escalation_denied" : "interaction_mode_escalation_denied",
+    `${field} "${requested}" is broader than profile "${profileName}" allows ("${limit}"); omit ${field} or pass a narrower one.`,
+    { field, profile: profileName, limit },
+  );
 }
 
 function lower<M extends string>(caller: M, profile: M | undefined, rank: (mode: M) => number): M {
