@@ -11,7 +11,7 @@ import { readTextFile, removeFile, writeTextFileAtomically } from "./config-file
 import { connectionId, ConnectionRecords, tokenEnvVar, type ConnectionRecord } from "./connection-records.js";
 import { HARNESS_CONNECTORS } from "./harness-catalog.js";
 import type { ConnectionTarget, EntrySpec, HarnessConnector, HarnessId } from "./harness-connector.js";
-import { MalformedJsonError } from "./jsonc-edit.js";
+import { MalformedJsonError } from "../util/jsonc-edit.js";
 import { MalformedTomlError } from "./toml-table-edit.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../util/private-files.js";
 

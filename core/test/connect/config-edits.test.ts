@@ -7,7 +7,7 @@ import {
   parseJsoncDocument,
   removeJsoncProperty,
   setJsoncProperty,
-} from "../../src/connect/jsonc-edit.js";
+} from "../../src/util/jsonc-edit.js";
 import { MalformedTomlError, setTomlTables } from "../../src/connect/toml-table-edit.js";
 
 const spec: EntrySpec = {

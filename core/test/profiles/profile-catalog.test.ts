@@ -160,6 +160,30 @@ describe("profile catalog: the config, .switchyard/agents, and converted Claude 
     ]);
   });
 
+  it("reads opencode.jsonc (comments, trailing commas) beside opencode.json, whose definition of a name wins", async () => {
+    const root = project({
+      "opencode.jsonc": [
+        "{",
+        "  // The team's agents.",
+        '  "agent": {',
+        '    "linter": { "description": "Lints", "prompt": "Lint it.", }, /* trailing comma */',
+        '    "docs": { "description": "jsonc docs" },',
+        "  },",
+        "}",
+      ].join("\n"),
+      "opencode.json": JSON.stringify({ agent: { docs: { description: "json docs" } } }),
+    });
+    const catalog = await readProfileCatalog({ config: noConfig, projectRoot: root });
+    expect(catalog.profiles.map((p) => [p.profile.name, p.profile.description, p.source.file])).toEqual([
+      ["docs", "json docs", join(root, "opencode.json")],
+      ["linter", "Lints", join(root, "opencode.jsonc")],
+    ]);
+    expect(catalog.profiles[1]!.profile.instructions).toBe("Lint it.");
+    expect(catalog.findings.map((f) => [f.kind, f.profile, f.file])).toEqual([
+      ["conflict", "docs", join(root, "opencode.jsonc")],
+    ]);
+  });
+
   it("the first definition of a name wins (project file, config, Claude, OpenCode); each later one is a conflict", async () => {
     const root = project({
       ".switchyard/agents/reviewer.md": "---\ndescription: project reviewer\n---\n",

@@ -11,6 +11,7 @@ import {
   type SourceReading,
 } from "./profile-source.js";
 import { untrustedFields } from "./profile-trust.js";
+import { parseJsoncDocument } from "../../util/jsonc-edit.js";
 import { readSwitchyardAgent } from "./switchyard-agents.js";
 
 /** A definition file larger than this is not read (a profile is a page of text, not a data set). */
@@ -25,8 +26,8 @@ export interface ProfilePlaces {
 /**
  * Reads every profile of a place, in precedence order (the first definition of a name wins; the
  * others are reported as conflicts): the project's `.switchyard/agents/*.md`, the user's config,
- * then read-only conversions of the project's `.claude/agents/*.md`, its opencode.json `agent`
- * and `agents` entries, and its `.opencode/agent(s)/**.md`. Files are read on every call, so an
+ * then read-only conversions of the project's `.claude/agents/*.md`, the `agent` and `agents`
+ * entries of its opencode.json and opencode.jsonc, and its `.opencode/agent(s)/**.md`. Files are read on every call, so an
  * edit is seen by the next delegation.
  */
 export async function readProfileCatalog(places: ProfilePlaces): Promise<ProfileCatalog> {
@@ -42,7 +43,8 @@ export async function readProfileCatalog(places: ProfilePlaces): Promise<Profile
   });
   if (root !== null) {
     readings.push(await readFolder(join(root, ".claude", "agents"), false, convertClaudeAgent));
-    readings.push(await readOpenCodeConfig(join(root, "opencode.json")));
+    // OpenCode reads both, opencode.json over opencode.jsonc: its definition of a name comes first.
+    for (const name of ["opencode.json", "opencode.jsonc"]) readings.push(await readOpenCodeConfig(join(root, name)));
     for (const folder of ["agent", "agents"]) {
       const base = join(root, ".opencode", folder);
       readings.push(
@@ -157,9 +159,9 @@ async function readOpenCodeConfig(file: string): Promise<SourceReading> {
   }
   if (text === null) return { profiles: [], findings };
   try {
-    return convertOpenCodeConfig(file, JSON.parse(text));
+    return convertOpenCodeConfig(file, parseJsoncDocument(text));
   } catch (error) {
-    const message = `is not JSON: ${(error as Error).message}`;
+    const message = `is not JSON (comments and trailing commas allowed): ${(error as Error).message}`;
     return { profiles: [], findings: [{ kind: "invalid", profile: null, file, field: null, message }] };
   }
 }

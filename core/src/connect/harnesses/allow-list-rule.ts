@@ -1,4 +1,4 @@
-import { MalformedJsonError, parseJsoncDocument, setJsoncProperty } from "../jsonc-edit.js";
+import { MalformedJsonError, parseJsoncDocument, setJsoncProperty } from "../../util/jsonc-edit.js";
 import type { ConnectionTarget, ToolApprovalRule } from "../harness-connector.js";
 
 function listAt(text: string, path: readonly string[]): string[] | undefined {

@@ -1,4 +1,4 @@
-import { MalformedJsonError, parseJsoncDocument, removeJsoncProperty, setJsoncProperty } from "../jsonc-edit.js";
+import { MalformedJsonError, parseJsoncDocument, removeJsoncProperty, setJsoncProperty } from "../../util/jsonc-edit.js";
 import type {
   ConnectionTarget,
   EntrySpec,
