@@ -1,4 +1,9 @@
-import { MalformedJsonError, parseJsoncDocument, removeJsoncProperty, setJsoncProperty } from "../../util/jsonc-edit.js";
+import {
+  MalformedJsonError,
+  parseJsoncDocument,
+  removeJsoncProperty,
+  setJsoncProperty,
+} from "../../util/jsonc-edit.js";
 import type {
   ConnectionTarget,
   EntrySpec,
