@@ -43,7 +43,6 @@ const PI_PLUGIN = fileURLToPath(new URL("../../../plugins/pi", import.meta.url))
  */
 const LOOP_SCRIPT = `
 import { writeFileSync } from "node:fs";
-import { sqliteStore } from "../support/sqlite-store.js";
 const url = process.argv[2];
 writeFileSync(process.argv[3], String(process.pid));
 const body = JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "background loop" }] });
