@@ -10,7 +10,7 @@ import { EventCursor, type EventSink } from "../../src/services/events/event-cur
 import { EventFilter, type EventFilterSpec } from "../../src/services/events/event-filter.js";
 import { type FeedEvent, PublicEventFeed } from "../../src/services/events/public-event-feed.js";
 import { PublicEventProjector } from "../../src/services/events/public-event-projector.js";
-import type { RecordUpsert } from "../../src/store/records.js";
+import type { RecordUpsert } from "../../src/store/ports.js";
 import { Store } from "../../src/store/store.js";
 import { systemClock } from "../../src/util/clock.js";
 import { randomIdAllocator } from "../../src/util/ids.js";
