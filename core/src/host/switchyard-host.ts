@@ -196,17 +196,20 @@ export class SwitchyardHost {
         )
       ).length === 0;
     for (const event of events) {
+      // A stopping host closes every session itself (and its store may be closed already).
+      if (this.stopped) return;
       if (event.entity === "thread") {
         const thread = event.record as ThreadRecord;
-        if (thread.stopped && this.sessions.get(thread.id) !== null && (await idle(thread.id)))
+        if (thread.stopped && this.sessions.get(thread.id) !== null && (await idle(thread.id)) && !this.stopped)
           void this.sessions.close(thread.id, "stopped");
         continue;
       }
       if (event.entity !== "run") continue;
       const run = event.record as RunRecord;
       if (!isTerminalRunStatus(run.status) || !(await idle(run.threadId))) continue;
-      if ((await reader.get("thread", run.threadId))?.stopped === true)
-        void this.sessions.close(run.threadId, "stopped");
+      const threadStopped = (await reader.get("thread", run.threadId))?.stopped === true;
+      if (this.stopped) return;
+      if (threadStopped) void this.sessions.close(run.threadId, "stopped");
       else this.sessions.scheduleIdleClose(run.threadId);
     }
   }

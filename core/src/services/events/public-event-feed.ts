@@ -39,7 +39,7 @@ export interface FeedBatch {
 @injectable()
 export class PublicEventFeed {
   readonly directory: ThreadDirectory;
-  private readonly projector: PublicEventProjector;
+  private projector: PublicEventProjector;
   private readonly listeners = new Set<(batch: FeedBatch) => void>();
   private stopHearing: (() => void) | null = null;
   /** The last sequence handed out since the feed started hearing; null before its first batch. */
@@ -75,8 +75,9 @@ export class PublicEventFeed {
         this.pending = [];
         this.generation += 1;
         this.working = false;
-        // Events from now on go unseen: what the projector remembers would go stale.
-        this.projector.reset();
+        // Events from now on go unseen: what the projector remembers would go stale. A new one,
+        // not a cleared one: a worker of the ended generation may still be inside a projection.
+        this.projector = new PublicEventProjector(this.engine.reader);
       }
     };
   }

@@ -33,11 +33,6 @@ export class PublicEventProjector {
     return projected;
   }
 
-  /** Forgets every remembered state (the next events read their previous states from the log). */
-  reset(): void {
-    this.states.clear();
-  }
-
   private remember(key: string, state: PublicState): void {
     this.states.delete(key);
     this.states.set(key, state);
