@@ -16,7 +16,7 @@ const STORE_SQL_RULES = [
 ];
 
 const SYNC_READS =
-  "/^(get|select|count|exists|lastSequence|eventsAfter|getReceipt|previousUpsert|firstUpsertSequence)$/";
+  "/^(get|select|count|exists|lastSequence|eventsAfter|getReceipt|previousUpsert|firstUpsertSequence|dueEffects|outboxAgenda|unfinishedEffects|getEffect|nextEffectDueAt)$/";
 const SYNC_READ_MESSAGE =
   "The store's reads become promises with its port (issue 33): read through `engine.reader` (await it) outside a command, or the command's ctx inside one.";
 const STORE_SYNC_READ_RULES = [

@@ -52,11 +52,12 @@ export class BootReconciler implements Reconciler {
 
     let resetEffects = 0;
     let abandonedEffects = 0;
-    // The turn starts whose attempt was still pending when the crash cut them short, read before
-    // the store's turn (its work is synchronous). Nothing else runs yet at boot, so no command
-    // moves an attempt between this read and the writes below.
+    // The unfinished effects, and the turn starts whose attempt was still pending when the crash
+    // cut them short, read before the store's turn (its work is synchronous). Nothing else runs
+    // yet at boot, so no command moves an effect or an attempt between these reads and the writes below.
+    const unfinished = await this.engine.reader.unfinishedEffects();
     const pendingAttempts = new Set<string>();
-    for (const effect of store.unfinishedEffects()) {
+    for (const effect of unfinished) {
       if (effect.status !== "claimed" || effect.type !== EFFECT.turnStart) continue;
       const attemptId = (effect.payload as { attemptId: string }).attemptId;
       if ((await this.engine.reader.get("attempt", attemptId))?.status === "pending") pendingAttempts.add(attemptId);
@@ -66,7 +67,7 @@ export class BootReconciler implements Reconciler {
       // Effects on lasting things (a workspace's git work) are written to run again: a claimed one
       // the crash cut short goes back to pending, and pending ones stay.
       const rerunnable = new Set(this.handlers.flatMap((handler) => handler.types));
-      for (const effect of store.unfinishedEffects()) {
+      for (const effect of unfinished) {
         if (effect.status !== "claimed") continue;
         if (rerunnable.has(effect.type)) {
           store.retryEffect(effect.id, 0, "reset after restart", new Date().toISOString());
@@ -88,9 +89,10 @@ export class BootReconciler implements Reconciler {
         );
         abandonedEffects += 1;
       }
-      // Steers, interrupts and answers still pending target sessions that no longer exist.
-      for (const effect of store.unfinishedEffects()) {
-        if (effect.type === EFFECT.turnStart || rerunnable.has(effect.type)) continue;
+      // Steers, interrupts and answers still pending target sessions that no longer exist (the
+      // claimed ones were settled or put back above).
+      for (const effect of unfinished) {
+        if (effect.status === "claimed" || effect.type === EFFECT.turnStart || rerunnable.has(effect.type)) continue;
         store.settleEffect(
           effect.id,
           "abandoned",

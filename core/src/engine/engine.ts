@@ -152,8 +152,8 @@ export class TransactionalEngine implements Engine {
    * The stored result of a command that already ran, or null. A reused id with a different
    * request is a `conflict`: a retry key must not silently return someone else's work.
    */
-  replay<R>(commandId: string, operation: string, request: unknown): CommandOutcome<R> | null {
-    const receipt = this.store.getReceipt(commandId);
+  async replay<R>(commandId: string, operation: string, request: unknown): Promise<CommandOutcome<R> | null> {
+    const receipt = await this.reader.receipt(commandId);
     if (receipt === null) return null;
     if (receipt.requestHash !== requestHash({ operation, request })) {
       throw new SwitchyardError(

@@ -1,5 +1,5 @@
 import { type Logger, LoggerToken } from "../logging/logger.js";
-import type { OutboxEffect } from "../store/ports.js";
+import type { OutboxAgenda, OutboxEffect } from "../store/ports.js";
 import { type Clock, ClockToken } from "../util/clock.js";
 import { type Engine, EffectExecutorToken, EngineToken } from "./ports.js";
 import type { EffectRunner, EffectWorker } from "./ports.js";
@@ -18,6 +18,8 @@ export class OutboxWorker implements EffectWorker {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private scheduled = false;
+  private ticking = false;
+  private tickAgain = false;
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -45,7 +47,7 @@ export class OutboxWorker implements EffectWorker {
   /** Resolves when no effect is in flight or due (tests use it to wait for quiescence). */
   async drain(): Promise<void> {
     for (;;) {
-      if (this.inFlight.size === 0 && this.engine.store.dueEffects(this.clock.nowMs()).length === 0) return;
+      if (this.inFlight.size === 0 && (await this.engine.reader.dueEffects(this.clock.nowMs())).length === 0) return;
       await Promise.race([...this.inFlight, new Promise((resolve) => setTimeout(resolve, 5))]);
     }
   }
@@ -59,33 +61,36 @@ export class OutboxWorker implements EffectWorker {
     });
   }
 
+  /** One tick at a time: a tick asked for while one reads or claims runs when that one is done. */
   private tick(): void {
     if (!this.running || !this.engine.store.isOpen()) return;
-    // The claims wait for a command's transaction under way (they would join it otherwise);
-    // with none open they run now, in this turn.
-    const claiming = this.engine.store.writeAsync(() => this.claimDue());
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    this.ticking = true;
+    const claiming = this.claimDue();
     this.inFlight.add(claiming);
-    void claiming.finally(() => this.inFlight.delete(claiming));
+    void claiming.finally(() => {
+      this.inFlight.delete(claiming);
+      this.ticking = false;
+      if (!this.tickAgain) return;
+      this.tickAgain = false;
+      this.schedule();
+    });
   }
 
-  private claimDue(): void {
-    if (!this.running || !this.engine.store.isOpen()) return;
+  private async claimDue(): Promise<void> {
     const now = this.clock.nowMs();
     // When the next effect not claimed now becomes due (the timer's time): read with the due
     // effects, the ones left pending (a lane busy) added as they are passed over.
-    let next: number | null;
+    let next: number | null | undefined;
     try {
-      const agenda = this.engine.store.outboxAgenda(now);
-      next = agenda.laterDueAt;
-      for (const effect of agenda.due) {
-        if (this.busyLanes.has(effect.lane)) {
-          next = next === null ? effect.availableAt : Math.min(next, effect.availableAt);
-          continue;
-        }
-        // One another worker claimed first is not pending any more.
-        if (!this.engine.store.claimEffect(effect.id, now)) continue;
-        this.run(effect);
-      }
+      const agenda = await this.engine.reader.outboxAgenda(now);
+      // The claims wait for a command's transaction under way (they would join it otherwise);
+      // with none open they run now, in this turn. Each claim is one statement that takes only
+      // a pending effect, so an agenda a commit overtook claims nothing twice.
+      next = await this.engine.store.writeAsync(() => this.claim(agenda, now));
     } catch (error) {
       if (!isStoreBusy(error)) throw error;
       // Another connection holds the database locked: claim the effects when it lets go.
@@ -95,7 +100,23 @@ export class OutboxWorker implements EffectWorker {
       this.retryTickLater();
       return;
     }
-    this.armTimer(next);
+    if (next !== undefined) this.armTimer(next);
+  }
+
+  /** Claims and runs the agenda's due effects of free lanes; when the next one is due (undefined: stopped). */
+  private claim(agenda: OutboxAgenda, now: number): number | null | undefined {
+    if (!this.running || !this.engine.store.isOpen()) return undefined;
+    let next = agenda.laterDueAt;
+    for (const effect of agenda.due) {
+      if (this.busyLanes.has(effect.lane)) {
+        next = next === null ? effect.availableAt : Math.min(next, effect.availableAt);
+        continue;
+      }
+      // One another worker claimed first is not pending any more.
+      if (!this.engine.store.claimEffect(effect.id, now)) continue;
+      this.run(effect);
+    }
+    return next;
   }
 
   private retryTickLater(): void {

@@ -49,7 +49,7 @@ export interface Engine {
   /** Runs a command once; a retry with the same id replays its receipt. */
   execute<R>(command: Command<R>): Promise<CommandOutcome<R>>;
   /** The stored result of a command that already ran, or null; a reused id with a different request is a `conflict`. */
-  replay<R>(commandId: string, operation: string, request: unknown): CommandOutcome<R> | null;
+  replay<R>(commandId: string, operation: string, request: unknown): Promise<CommandOutcome<R> | null>;
   /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
   apply<R>(handle: (ctx: CommandContext) => R | Promise<R>): Promise<R>;
   /** Applies several internal changes in one transaction, each in a savepoint: one that throws rolls back alone. */

@@ -1,5 +1,5 @@
 import type { TableModule } from "../store/table-sql.js";
-import type { CommandReceipt, EventStore } from "../store/ports.js";
+import type { CommandReceipt, EventStore, OutboxAgenda, OutboxEffect } from "../store/ports.js";
 import type { EntityName, EntityRecords, StoredEvent } from "../store/records.js";
 
 /**
@@ -42,6 +42,14 @@ export interface CommittedReader extends ProjectionReader {
   firstUpsertSequence(entity: EntityName, id: string): Promise<number | null>;
   /** The receipt of a command that committed, or null. */
   receipt(commandId: string): Promise<CommandReceipt | null>;
+  /** The oldest unfinished effect of each lane that is due at `nowMs` and not claimed. */
+  dueEffects(nowMs: number): Promise<OutboxEffect[]>;
+  /** The due effects and when the next other one becomes due, in one read (see `EventStore.outboxAgenda`). */
+  outboxAgenda(nowMs: number): Promise<OutboxAgenda>;
+  /** The outbox's unfinished effects (pending or claimed), oldest first. */
+  unfinishedEffects(): Promise<OutboxEffect[]>;
+  /** One outbox effect, or null. */
+  effect(id: string): Promise<OutboxEffect | null>;
 }
 
 /** A {@link CommittedReader} over a store, for code outside a command (views, schedulers). */
@@ -52,6 +60,10 @@ export function storeReader(store: EventStore): CommittedReader {
     previousUpsert: async (sequence) => store.previousUpsert(sequence),
     firstUpsertSequence: async (entity, id) => store.firstUpsertSequence(entity, id),
     receipt: async (commandId) => store.getReceipt(commandId),
+    dueEffects: async (nowMs) => store.dueEffects(nowMs),
+    outboxAgenda: async (nowMs) => store.outboxAgenda(nowMs),
+    unfinishedEffects: async () => store.unfinishedEffects(),
+    effect: async (id) => store.getEffect(id),
     get: async (entity, id) => store.get(entity, id),
     select: async (entity, where, params, suffix) => store.select(entity, where, params, suffix),
     count: async (entity, where, params) => store.count(entity, where, params),

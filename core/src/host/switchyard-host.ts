@@ -29,8 +29,9 @@ import { WorkspaceJanitor } from "../services/workspaces/workspace-janitor.js";
 import { ThreadSearchIndexer } from "../services/thread-search-indexer.js";
 import { type EventStore, StoreToken } from "../store/ports.js";
 import { environmentId } from "../store/settings.js";
-import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
+import { isTerminalRunStatus, type RunRecord, type StoredEvent, type ThreadRecord } from "../store/records.js";
 import { resolve } from "../util/di-token.js";
+import { SerialStage } from "../util/serial-stage.js";
 import { createContainer, type ContainerOptions } from "./composition-root.js";
 import { acquireHomeLock, type HomeLock } from "./home-lock.js";
 import { ServedServicesToken, type ServedServices } from "./served-services.js";
@@ -148,33 +149,15 @@ export class SwitchyardHost {
     // Close a thread's provider session once it has been idle for a while, and at once when the
     // thread was stopped (task_cancel, a budget): a stopped tree leaves no harness process behind,
     // also when it was stopped between turns (a background process its harness left running).
+    // The decisions read, so they run in a stage of their own: one commit's events at a time,
+    // in commit order, outside the commit's async context (see SerialStage).
+    const sessionDecisions = new SerialStage<readonly StoredEvent[]>(
+      (events) => this.closeIdleSessions(events),
+      (error) => this.logger.error("closing idle provider sessions failed", { error: (error as Error).message }),
+    );
     this.disposers.push(
-      // Synchronous, as listeners are heard: a read that awaited would run this after the
-      // listener returned, in the async context of the commit that called it.
       this.engine.onEvents((events) => {
-        const idle = (threadId: string) =>
-          // eslint-disable-next-line no-restricted-syntax -- a commit listener reads as it hears (see above); async with the port
-          this.store.select(
-            "run",
-            "thread_id = ? AND status IN ('starting', 'running', 'waiting')",
-            [threadId],
-            "ORDER BY ordinal DESC LIMIT 1",
-          ).length === 0;
-        for (const event of events) {
-          if (event.entity === "thread") {
-            const thread = event.record as ThreadRecord;
-            if (thread.stopped && this.sessions.get(thread.id) !== null && idle(thread.id))
-              void this.sessions.close(thread.id, "stopped");
-            continue;
-          }
-          if (event.entity !== "run") continue;
-          const run = event.record as RunRecord;
-          if (!isTerminalRunStatus(run.status) || !idle(run.threadId)) continue;
-          // eslint-disable-next-line no-restricted-syntax -- a commit listener reads as it hears (see above); async with the port
-          if (this.store.get("thread", run.threadId)?.stopped === true)
-            void this.sessions.close(run.threadId, "stopped");
-          else this.sessions.scheduleIdleClose(run.threadId);
-        }
+        if (events.some(mayEndSession)) sessionDecisions.push(events);
       }),
     );
     resolve(this.container, OutboxWorkerToken).start();
@@ -198,6 +181,37 @@ export class SwitchyardHost {
     // Probe providers in the background from now on, so no answer waits on a harness.
     this.providers.startRefreshing(this.config.server.providerStatusRefreshMs);
     return this.reconcileReport;
+  }
+
+  /** Closes (or schedules closing) the sessions of threads a commit stopped or left without a live run. */
+  private async closeIdleSessions(events: readonly StoredEvent[]): Promise<void> {
+    const reader = this.engine.reader;
+    const idle = async (threadId: string) =>
+      (
+        await reader.select(
+          "run",
+          "thread_id = ? AND status IN ('starting', 'running', 'waiting')",
+          [threadId],
+          "ORDER BY ordinal DESC LIMIT 1",
+        )
+      ).length === 0;
+    for (const event of events) {
+      // A stopping host closes every session itself (and its store may be closed already).
+      if (this.stopped) return;
+      if (event.entity === "thread") {
+        const thread = event.record as ThreadRecord;
+        if (thread.stopped && this.sessions.get(thread.id) !== null && (await idle(thread.id)) && !this.stopped)
+          void this.sessions.close(thread.id, "stopped");
+        continue;
+      }
+      if (event.entity !== "run") continue;
+      const run = event.record as RunRecord;
+      if (!isTerminalRunStatus(run.status) || !(await idle(run.threadId))) continue;
+      const threadStopped = (await reader.get("thread", run.threadId))?.stopped === true;
+      if (this.stopped) return;
+      if (threadStopped) void this.sessions.close(run.threadId, "stopped");
+      else this.sessions.scheduleIdleClose(run.threadId);
+    }
   }
 
   /** Waits until no provider effect is due or in flight. */
@@ -233,4 +247,10 @@ export class SwitchyardHost {
     this.homeLock?.release();
     this.homeLock = null;
   }
+}
+
+/** Whether an event may end a thread's need for its provider session (a stop, a run that ended). */
+function mayEndSession(event: StoredEvent): boolean {
+  if (event.entity === "thread") return (event.record as ThreadRecord).stopped;
+  return event.entity === "run" && isTerminalRunStatus((event.record as RunRecord).status);
 }

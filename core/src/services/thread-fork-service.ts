@@ -116,7 +116,7 @@ export class ThreadForkService {
 
   /** The fork an earlier run of this command made, or null when it has not run. */
   private async earlierFork(commandId: string, receiptRequest: Record<string, unknown>): Promise<ForkResult | null> {
-    const earlier = conflictsAsInvalid(() =>
+    const earlier = await conflictsAsInvalid(() =>
       this.engine.replay<{ threadId: string }>(commandId, "thread.fork", receiptRequest),
     );
     if (earlier === null) return null;

@@ -81,7 +81,7 @@ export class ThreadManagementService {
   }
 
   /** Reads a thread's runs, newest first. */
-  runs(threadId: string, limit = 20): RunRecord[] {
+  runs(threadId: string, limit = 20): Promise<RunRecord[]> {
     return this.testReads.runs(threadId, limit);
   }
 
@@ -167,7 +167,7 @@ export class ThreadManagementService {
   }
 
   /** Pending runtime requests of a thread, oldest first. */
-  pendingRequests(threadId: string): RuntimeRequestRecord[] {
+  pendingRequests(threadId: string): Promise<RuntimeRequestRecord[]> {
     return this.testReads.pendingRequests(threadId);
   }
 }

@@ -61,8 +61,9 @@ export class ThreadMetadataService {
     // Another thread's metadata needs the caller's live run and the same privilege ceiling as
     // send and interrupt: the target may not run broader than the caller. A replay changes nothing.
     if (
-      conflictsAsInvalid(() => this.engine.replay(commandId, operation, { threadId: thread.id, ...request })) ===
-        null &&
+      (await conflictsAsInvalid(() =>
+        this.engine.replay(commandId, operation, { threadId: thread.id, ...request }),
+      )) === null &&
       thread.id !== caller.threadId
     ) {
       await this.callers.requireLiveRunForChanges(caller, operation);

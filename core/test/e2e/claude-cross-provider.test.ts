@@ -138,14 +138,14 @@ describe("cross-provider delegation end to end with Claude (real Claude Agent SD
     const childId = delegated!.childThreadId;
     expect(lab.host.store.get("thread", childId)).toMatchObject({ runtimeMode: "approval-required" });
     const request = await lab.host.waiter.waitFor(
-      () => lab.host.threads.pendingRequests(childId).find((r) => r.kind === "approval") ?? null,
+      async () => (await lab.host.threads.pendingRequests(childId)).find((r) => r.kind === "approval") ?? null,
       { timeoutMs: 60_000 },
     );
     expect(request, "the Claude child raised no approval").not.toBeNull();
     expect(request!.approvalKind).toBe("command");
     // Asked first: nothing ran yet, and the child's run waits.
     expect(existsSync(marker)).toBe(false);
-    expect(lab.host.threads.runs(childId, 1)[0]?.status).toBe("waiting");
+    expect((await lab.host.threads.runs(childId, 1))[0]?.status).toBe("waiting");
     await lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
     const childRun = await lab.waitForRun(childId, { timeoutMs: 120_000 });
     expect(childRun.status, JSON.stringify(childRun.error)).toBe("completed");

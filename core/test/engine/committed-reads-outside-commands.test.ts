@@ -1,8 +1,9 @@
 // Issue 33: outside a command, code reads the store through `Engine.reader`, whose every read is
 // a promise (as on PostgreSQL), never through the store's synchronous reads. A real host with a
 // scripted provider and real SQLite runs a thread, a delegation's worth of views and the API a
-// client calls; a store that notes which code called each synchronous read finds none but the
-// readers themselves (and the marked exceptions, docs/decisions/0010).
+// client calls, with an event stream replaying and following the log, the host's idle-close
+// decisions, the outbox and the host's test reads; a store that notes which code called each
+// synchronous read finds none but the readers themselves and the engine's transaction.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOKENS } from "../../src/host/tokens.js";
 import { Store } from "../../src/store/store.js";
@@ -20,22 +21,22 @@ const SYNC_READS = [
   "getReceipt",
   "previousUpsert",
   "firstUpsertSequence",
+  "dueEffects",
+  "outboxAgenda",
+  "unfinishedEffects",
+  "getEffect",
+  "nextEffectDueAt",
 ] as const;
 
 /**
  * Who may call the synchronous reads: the store itself, the command context (inside its
- * transaction), the committed reader, the engine's own transaction, and the exceptions 0010
- * lists (the ordered stream's synchronous stage, the host's commit listener, the host's
- * test-only reads).
+ * transaction), the committed reader and the engine's own transaction.
  */
 const ALLOWED_CALLERS = [
   /core\/src\/store\//,
   /core\/src\/engine\/command-context\.ts/,
   /core\/src\/engine\/projection-reader\.ts/,
   /core\/src\/engine\/engine\.ts/,
-  /core\/src\/services\/events\//,
-  /core\/src\/host\/switchyard-host\.ts/,
-  /core\/src\/services\/threads\/host-test-reads\.ts/,
 ];
 
 /** A store that notes the callers of its synchronous reads from code outside the allowed places. */
@@ -81,6 +82,30 @@ describe("reads outside a command", () => {
 
   it("go through the engine's committed reader, never the store's synchronous reads", async () => {
     store.watching = true;
+    // A client following the whole log: its replay, then the live feed's stage.
+    const streamed: number[] = [];
+    const cursor = await env.host.served.eventStream.open(
+      {
+        kind: "client",
+        threadId: null,
+        projectId: null,
+        providerInstanceId: null,
+        providerSessionId: null,
+        requestScope: "test",
+        capabilities: new Set(["orchestration:read" as const]),
+      },
+      { after: 0 },
+      {
+        send: (events) => {
+          for (const feedEvent of events) streamed.push(feedEvent.event.sequence);
+          return true;
+        },
+        saturated: false,
+        drained: async () => true,
+        sendUnlogged: () => true,
+      },
+    );
+    cursor.start();
     const project = await env.host.projects.add(env.workspace);
     const { thread } = await env.host.threads.createThread({
       projectId: project.id,
@@ -102,6 +127,13 @@ describe("reads outside a command", () => {
     expect(second.run?.status).toBe("completed");
     expect(await env.host.projects.list()).toHaveLength(1);
     expect((await env.host.threads.getThread(thread.id)).id).toBe(thread.id);
+    expect(await env.host.threads.runs(thread.id)).toHaveLength(2);
+    expect(await env.host.threads.pendingRequests(thread.id)).toEqual([]);
+    await env.host.drainEffects();
+    const last = await env.host.engine.reader.lastSequence();
+    while (cursor.sequence < last) await new Promise((resolve) => setImmediate(resolve));
+    cursor.close();
+    expect(streamed.length).toBeGreaterThan(0);
     store.watching = false;
     expect(store.strayCallers).toEqual([]);
   });

@@ -265,7 +265,11 @@ describe("codex-exec driver in a Switchyard host", () => {
       runtimeMode: "full-access",
     });
     await server.waitForHold("exec-steer");
-    await eventually(() => lab.host.threads.runs(threadId)[0]?.status === "running", 10_000, "the run is running");
+    await eventually(
+      async () => (await lab.host.threads.runs(threadId))[0]?.status === "running",
+      10_000,
+      "the run is running",
+    );
     const sent = await lab.host.threads.send({
       threadId,
       text: "EXEC-STEER: new direction",

@@ -122,7 +122,11 @@ describe("codex driver in a Switchyard host", () => {
       runtimeMode: "full-access",
     });
     await server.waitForHold("host-steer");
-    await eventually(() => lab.host.threads.runs(threadId)[0]?.status === "running", 10_000, "the run is running");
+    await eventually(
+      async () => (await lab.host.threads.runs(threadId))[0]?.status === "running",
+      10_000,
+      "the run is running",
+    );
     const sent = await lab.host.threads.send({
       threadId,
       text: "HOST-STEER: change course",
@@ -135,13 +139,17 @@ describe("codex driver in a Switchyard host", () => {
     server.release("host-steer");
     const run = await lab.waitForRun(threadId);
     expect(run.status).toBe("completed");
-    expect(lab.host.threads.runs(threadId)).toHaveLength(1);
+    expect(await lab.host.threads.runs(threadId)).toHaveLength(1);
   });
 
   it("interrupts a running turn through the host", async () => {
     const threadId = await lab.createThread(INSTANCE, "slow @@hold host-interrupt", { runtimeMode: "full-access" });
     await server.waitForHold("host-interrupt");
-    await eventually(() => lab.host.threads.runs(threadId)[0]?.status === "running", 10_000, "the run is running");
+    await eventually(
+      async () => (await lab.host.threads.runs(threadId))[0]?.status === "running",
+      10_000,
+      "the run is running",
+    );
     expect((await lab.host.threads.interrupt({ threadId })).status).toBe("interrupt_requested");
     const run = await lab.waitForRun(threadId);
     expect(run.status).toBe("interrupted");
@@ -169,11 +177,14 @@ describe("codex driver in a Switchyard host", () => {
     const threadId = await lab.createThread(INSTANCE, "@@shell touch host-approved.txt", {
       runtimeMode: "approval-required",
     });
-    const request = await lab.host.waiter.waitFor(() => lab.host.threads.pendingRequests(threadId)[0] ?? null, {
-      timeoutMs: 20_000,
-    });
+    const request = await lab.host.waiter.waitFor(
+      async () => (await lab.host.threads.pendingRequests(threadId))[0] ?? null,
+      {
+        timeoutMs: 20_000,
+      },
+    );
     expect(request).toMatchObject({ kind: "approval", approvalKind: "command" });
-    expect(lab.host.threads.runs(threadId)[0]?.status).toBe("waiting");
+    expect((await lab.host.threads.runs(threadId))[0]?.status).toBe("waiting");
     await lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
     expect((await lab.waitForRun(threadId)).status).toBe("completed");
     expect(lab.host.store.get("runtimeRequest", request!.id)?.status).toBe("answered");

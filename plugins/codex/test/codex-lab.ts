@@ -103,9 +103,13 @@ export function processInfo(pid: number): { argv: string[]; env: Record<string, 
 }
 
 /** Waits until `check` holds (polling), or throws after `timeoutMs`. */
-export async function eventually(check: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

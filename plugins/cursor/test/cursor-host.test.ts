@@ -76,7 +76,7 @@ describe("Cursor through a Switchyard host", () => {
       backend.answerSteersWith("delivered");
     }
     backend.release("host-revert");
-    const runs = lab.host.threads.runs(threadId, 10);
+    const runs = await lab.host.threads.runs(threadId, 10);
     const followUp = runs.find((run) => run.id !== sent.runId && run.text.includes("the steer"));
     expect(followUp, "the handed-back steer did not become a run").toBeDefined();
     const done = await lab.waitForRun(threadId, { runId: followUp!.id });

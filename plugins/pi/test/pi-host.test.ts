@@ -170,9 +170,12 @@ describe("Pi through a Switchyard host", () => {
       runtimeMode: "full-access",
     });
     await server.waitForHold("host-ack", 30_000);
-    await lab.host.waiter.waitFor(() => (lab.host.threads.runs(threadId)[0]?.status === "running" ? true : null), {
-      timeoutMs: 30_000,
-    });
+    await lab.host.waiter.waitFor(
+      async () => ((await lab.host.threads.runs(threadId))[0]?.status === "running" ? true : null),
+      {
+        timeoutMs: 30_000,
+      },
+    );
     const sent = await lab.host.threads.send({
       threadId,
       text: "swallowed steer",
@@ -188,6 +191,6 @@ describe("Pi through a Switchyard host", () => {
     expect(handled?.data["handledBy"]).toBe("a Pi extension's input handler");
     server.release("host-ack");
     expect((await lab.waitForRun(threadId, { timeoutMs: 60_000 })).status).toBe("completed");
-    expect(lab.host.threads.runs(threadId)).toHaveLength(1);
+    expect(await lab.host.threads.runs(threadId)).toHaveLength(1);
   });
 });

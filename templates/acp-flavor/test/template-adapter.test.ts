@@ -35,7 +35,7 @@ describe("template ACP flavor", () => {
 
   async function pendingQuestion(threadId: string) {
     const request = await lab.host.waiter.waitFor(
-      () => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "user_input") ?? null,
+      async () => (await lab.host.threads.pendingRequests(threadId)).find((r) => r.kind === "user_input") ?? null,
       { timeoutMs: 30_000 },
     );
     expect(request, "no question was raised").not.toBeNull();
@@ -46,7 +46,7 @@ describe("template ACP flavor", () => {
     const threadId = await lab.createThread("agent", "@ask Which color? | red, blue", { runtimeMode: "full-access" });
     const request = await pendingQuestion(threadId);
     // Questions are never answered for the user, whatever the runtime mode.
-    expect(lab.host.threads.runs(threadId, 1)[0]?.status).toBe("waiting");
+    expect((await lab.host.threads.runs(threadId, 1))[0]?.status).toBe("waiting");
     await lab.host.threads.respondToRequest(request.id, { kind: "user_input", answers: { q1: "blue" } });
     const run = await lab.waitForRun(threadId);
     expect(run.status, JSON.stringify(run.error)).toBe("completed");

@@ -320,11 +320,11 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           runtimeMode: "approval-required",
         });
         const request = await lab.host.waiter.waitFor(
-          () => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "approval") ?? null,
+          async () => (await lab.host.threads.pendingRequests(threadId)).find((r) => r.kind === "approval") ?? null,
           { timeoutMs: 60_000 },
         );
         expect(request, "no approval request was raised").not.toBeNull();
-        expect(lab.host.threads.runs(threadId, 1)[0]?.status).toBe("waiting");
+        expect((await lab.host.threads.runs(threadId, 1))[0]?.status).toBe("waiting");
         await lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
         const done = await run(threadId);
         expect(done.status, JSON.stringify(done.error)).toBe("completed");
@@ -346,7 +346,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           runtimeMode: "approval-required",
         });
         const request = await lab.host.waiter.waitFor(
-          () => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "approval") ?? null,
+          async () => (await lab.host.threads.pendingRequests(threadId)).find((r) => r.kind === "approval") ?? null,
           { timeoutMs: 60_000 },
         );
         expect(request, "no approval request was raised").not.toBeNull();

@@ -115,7 +115,7 @@ export class DelegatedTaskService {
       ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
       ...(input.profile !== undefined ? { profile: input.profile } : {}),
     };
-    const replay = conflictsAsInvalid(() =>
+    const replay = await conflictsAsInvalid(() =>
       this.engine.replay<{ taskId: string }>(commandId, "delegated_task.request", request),
     );
     const taskId = replay !== null ? replay.result.taskId : await this.requestTask(caller, input, commandId, request);

@@ -1,5 +1,5 @@
 import type { LiveOutputFeed } from "../../engine/ports.js";
-import type { EventStore } from "../../store/ports.js";
+import type { CommittedReader } from "../../engine/projection-reader.js";
 import type { EventFilter } from "./event-filter.js";
 import { LiveOutputRelay, type LiveOutputSink } from "./live-output-relay.js";
 import type { FeedBatch, FeedEvent, PublicEventFeed } from "./public-event-feed.js";
@@ -29,17 +29,28 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * client's pace, then takes the live batches, skipping what the replay already covered. Live
  * batches never wait on the client: a client that cannot keep up is cut off by its sink, and
  * resumes from its last event id without losing anything.
+ *
+ * The hand-over from replay to live: the log is read asynchronously, so batches keep arriving
+ * while a page is being read. The cursor notes the newest sequence the live feed has handed it
+ * meanwhile (`liveReached`) and goes live only when a page came back short (the end of the log
+ * as that read saw it) and its position has reached `liveReached`; otherwise it reads again from
+ * its position. From then on every batch starts at or before the position (the feed hands out
+ * batches in commit order, each after the last), so nothing is skipped, and events at or before
+ * the position are dropped, so nothing is sent twice. A batch that starts after the position
+ * (the feed restarted) sends the cursor back to the log.
  */
 export class EventCursor {
   private position: number;
   private replaying = false;
+  /** The newest sequence a live batch handed this cursor while it was replaying. */
+  private liveReached = 0;
   private closed = false;
   private unsubscribe: (() => void) | null = null;
   private readonly liveOutput: LiveOutputRelay | null;
 
   constructor(
     private readonly feed: PublicEventFeed,
-    private readonly store: EventStore,
+    private readonly reader: CommittedReader,
     private readonly filter: EventFilter,
     after: number,
     private readonly sink: EventSink,
@@ -72,9 +83,15 @@ export class EventCursor {
   }
 
   private onBatch(batch: FeedBatch): void {
-    if (this.closed || this.replaying) return;
+    if (this.closed) return;
+    if (this.replaying) {
+      // The replay reads the log until it has reached this batch too.
+      this.liveReached = Math.max(this.liveReached, batch.lastSequence);
+      return;
+    }
     if (batch.afterSequence > this.position) {
       // Only a replay knows what lies in between.
+      this.liveReached = Math.max(this.liveReached, batch.lastSequence);
       void this.replay();
       return;
     }
@@ -85,19 +102,21 @@ export class EventCursor {
     if (out.length > 0 && !this.sink.send(out)) this.close();
   }
 
-  /** Reads the log from the position on until it is caught up; live batches wait meanwhile. */
+  /**
+   * Reads the log from the position on until it has caught up with the log's end and with every
+   * live batch heard meanwhile; live batches wait meanwhile (see the class).
+   */
   private async replay(): Promise<void> {
     if (this.replaying) return;
     this.replaying = true;
-    const projector = new PublicEventProjector(this.store);
+    const projector = new PublicEventProjector(this.reader);
     try {
       while (!this.closed) {
-        // eslint-disable-next-line no-restricted-syntax -- sync from the empty page to the end of the replay (see finally); async with the port
-        const page = this.store.eventsAfter(this.position, REPLAY_PAGE);
-        if (page.length === 0) return;
+        const page = await this.reader.eventsAfter(this.position, REPLAY_PAGE);
         for (const stored of page) {
           if (this.closed) return;
-          const feedEvent = this.feed.projectWith(projector, stored);
+          const feedEvent = await this.feed.projectWith(projector, stored);
+          if (this.closed) return;
           this.position = stored.sequence;
           if (feedEvent === null || !this.filter.matches(feedEvent)) continue;
           if (!this.sink.send([feedEvent])) {
@@ -109,10 +128,12 @@ export class EventCursor {
             return;
           }
         }
+        // Caught up: the end of the log as this read saw it, and every batch heard meanwhile.
+        if (page.length < REPLAY_PAGE && this.position >= this.liveReached) return;
         await nextTurn();
       }
     } finally {
-      // Synchronous from the empty page to here: no live batch can slip between them.
+      // Synchronous from the caught-up check to here: no live batch can slip between them.
       this.replaying = false;
       if (!this.closed) this.liveOutput?.catchUp();
     }

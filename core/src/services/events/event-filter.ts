@@ -1,6 +1,6 @@
 import type { PublicEventType } from "./public-events.js";
 import type { FeedEvent } from "./public-event-feed.js";
-import type { ThreadDirectory } from "./thread-directory.js";
+import { isWithin, type ThreadPlace } from "./thread-directory.js";
 
 /**
  * Which events a stream carries. Every condition given must hold (they combine with AND); none
@@ -24,16 +24,15 @@ export interface EventFilterSpec {
   readonly allowedProjects?: readonly string[];
 }
 
-/** Decides, per event, whether a stream carries it. Answers about lineage are remembered. */
+/**
+ * Decides, per event, whether a stream carries it. Synchronous: an event comes with its thread's
+ * place (project and sub-agent ancestors), resolved once by the ordered stream's stage.
+ */
 export class EventFilter {
   private readonly types: ReadonlySet<PublicEventType> | null;
   private readonly allowedProjects: ReadonlySet<string> | null;
-  private readonly within = new Map<string, boolean>();
 
-  constructor(
-    readonly spec: EventFilterSpec,
-    private readonly directory: ThreadDirectory,
-  ) {
+  constructor(readonly spec: EventFilterSpec) {
     this.types = spec.types !== undefined && spec.types.length > 0 ? new Set(spec.types) : null;
     this.allowedProjects = spec.allowedProjects === undefined ? null : new Set(spec.allowedProjects);
   }
@@ -45,36 +44,26 @@ export class EventFilter {
       this.spec.task !== undefined &&
       event.type === "task.updated" &&
       (event.data.task as { taskId?: string } | undefined)?.taskId === this.spec.task.taskId;
-    return this.matchesPlace(event.threadId, feedEvent.projectId, ownTaskUpdate);
+    return this.matchesPlace(event.threadId, feedEvent.place, ownTaskUpdate);
   }
 
   /**
    * Whether something of a thread in a project belongs on the stream, whatever its type: the
    * project, thread and task conditions (live output, which has no event type, is placed so).
    */
-  matchesPlace(threadId: string, projectId: string | null, ownTaskUpdate = false): boolean {
+  matchesPlace(threadId: string, place: ThreadPlace | null, ownTaskUpdate = false): boolean {
+    const projectId = place?.projectId ?? null;
     if (this.allowedProjects !== null && (projectId === null || !this.allowedProjects.has(projectId))) return false;
     if (this.spec.projectId !== undefined && projectId !== this.spec.projectId) return false;
     if (this.spec.threadId !== undefined) {
       if (
         threadId !== this.spec.threadId &&
-        !(this.spec.descendants === true && this.isWithin(threadId, this.spec.threadId))
+        !(this.spec.descendants === true && isWithin(threadId, place, this.spec.threadId))
       )
         return false;
     }
     const task = this.spec.task;
-    if (task !== undefined && !ownTaskUpdate && !this.isWithin(threadId, task.childThreadId)) return false;
+    if (task !== undefined && !ownTaskUpdate && !isWithin(threadId, place, task.childThreadId)) return false;
     return true;
-  }
-
-  private isWithin(threadId: string, ancestorId: string): boolean {
-    const key = `${threadId}\u0000${ancestorId}`;
-    let answer = this.within.get(key);
-    if (answer === undefined) {
-      answer = this.directory.isWithin(threadId, ancestorId);
-      if (this.within.size >= 10_000) this.within.clear();
-      this.within.set(key, answer);
-    }
-    return answer;
   }
 }

@@ -53,8 +53,8 @@ export class EventStreamService {
     }
     return new EventCursor(
       this.feed,
-      this.engine.store,
-      new EventFilter(await this.filterSpec(input), this.feed.directory),
+      this.engine.reader,
+      new EventFilter(await this.filterSpec(input)),
       await this.startAfter(input.after),
       sink,
       input.liveOutput === true ? this.liveOutput : null,

@@ -1,7 +1,7 @@
 import type { LiveOutputChunk, LiveOutputFeed } from "../../engine/ports.js";
 import { providerItemId } from "../../engine/turn-items.js";
 import type { EventFilter } from "./event-filter.js";
-import type { ThreadDirectory } from "./thread-directory.js";
+import type { ThreadDirectory, ThreadPlace } from "./thread-directory.js";
 
 /** The SSE event type of a piece of streamed output. */
 export const LIVE_OUTPUT_EVENT = "output.delta";
@@ -41,12 +41,27 @@ export class LiveOutputRelay {
   start(): void {
     this.stop ??= this.feed.onChunk((chunk) => {
       // The feed calls listeners inside the provider's event handling: nothing may escape.
-      try {
-        this.relay(chunk);
-      } catch {
-        this.sent.delete(this.keyOf(chunk));
+      const place = this.directory.known(chunk.threadId);
+      if (place !== undefined) {
+        this.relayPlaced(chunk, place);
+        return;
       }
+      // A thread not placed yet: its chunks wait for one shared read, in the order they came,
+      // and what arrives after the read sees it known.
+      this.directory.resolve(chunk.threadId).then(
+        (resolved) => this.relayPlaced(chunk, resolved),
+        () => this.sent.delete(this.keyOf(chunk)),
+      );
     });
+  }
+
+  private relayPlaced(chunk: LiveOutputChunk, place: ThreadPlace | null): void {
+    if (this.stop === null) return;
+    try {
+      this.relay(chunk, place);
+    } catch {
+      this.sent.delete(this.keyOf(chunk));
+    }
   }
 
   /**
@@ -55,12 +70,15 @@ export class LiveOutputRelay {
    */
   catchUp(): void {
     for (const buffered of this.feed.buffered()) {
-      try {
-        this.sent.delete(this.keyOf(buffered));
-        this.relay({ ...buffered, delta: buffered.text });
-      } catch {
-        // The next piece of that item is sent whole instead.
-      }
+      const whole = { ...buffered, delta: buffered.text };
+      this.sent.delete(this.keyOf(buffered));
+      const place = this.directory.known(buffered.threadId);
+      if (place !== undefined) this.relayPlaced(whole, place);
+      else
+        this.directory.resolve(buffered.threadId).then(
+          (resolved) => this.relayPlaced(whole, resolved),
+          () => this.sent.delete(this.keyOf(buffered)),
+        );
     }
   }
 
@@ -74,14 +92,14 @@ export class LiveOutputRelay {
     return providerItemId(chunk.attemptId, chunk.kind === "assistant_message" ? "message" : "reasoning", chunk.itemId);
   }
 
-  private relay(chunk: LiveOutputChunk): void {
+  private relay(chunk: LiveOutputChunk, place: ThreadPlace | null): void {
     const itemId = this.keyOf(chunk);
     if (!this.isLive()) {
       this.sent.delete(itemId);
       return;
     }
-    const projectId = this.directory.place(chunk.threadId)?.projectId ?? null;
-    if (!this.filter.matchesPlace(chunk.threadId, projectId)) return;
+    const projectId = place?.projectId ?? null;
+    if (!this.filter.matchesPlace(chunk.threadId, place)) return;
     const whole = this.feed.textSoFar(chunk.attemptId, chunk.itemId, chunk.kind) ?? chunk.delta;
     const reached = this.sent.get(itemId);
     const offset = reached !== undefined && reached === whole.length - chunk.delta.length ? reached : 0;

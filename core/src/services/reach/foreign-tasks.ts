@@ -129,7 +129,7 @@ export class ForeignTasks {
       ...(input.profile !== undefined ? { profile: input.profile } : {}),
       parent,
     };
-    const replay = conflictsAsInvalid(() =>
+    const replay = await conflictsAsInvalid(() =>
       this.engine.replay<{ taskId: string }>(commandId, "reach.foreign_task.request", request),
     );
     let taskId: string;

@@ -372,7 +372,7 @@ export class ScheduledTaskService {
       bindToCurrentThread: input.bindToCurrentThread ?? null,
       ...(input.profile != null ? { profile: input.profile } : {}),
     };
-    const replay = conflictsAsInvalid(() =>
+    const replay = await conflictsAsInvalid(() =>
       this.engine.replay<{ scheduledTaskId: string }>(commandId, "scheduled_task.create", request),
     );
     if (replay !== null) {
@@ -484,7 +484,7 @@ export class ScheduledTaskService {
       bindToCurrentThread: input.bindToCurrentThread ?? null,
       ...(input.profile !== undefined ? { profile: input.profile } : {}),
     };
-    const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "scheduled_task.update", request));
+    const replay = await conflictsAsInvalid(() => this.engine.replay(commandId, "scheduled_task.update", request));
     if (replay !== null)
       return {
         ...(await this.view(caller, await this.requireTask(caller, task.id))),
@@ -704,7 +704,7 @@ export class ScheduledTaskService {
   ): Promise<{ scheduledTaskId: string; title: string; deleted: true; replayed: boolean }> {
     const commandId = derive.command(caller.requestScope, "delete_scheduled_task", input.scheduledTaskId);
     const request = { scheduledTaskId: input.scheduledTaskId };
-    const replay = this.engine.replay<{ scheduledTaskId: string; title: string }>(
+    const replay = await this.engine.replay<{ scheduledTaskId: string; title: string }>(
       commandId,
       "scheduled_task.delete",
       request,

@@ -74,7 +74,8 @@ export class CallerThreadCommands {
     };
     if (
       commandId === undefined ||
-      conflictsAsInvalid(() => this.engine.replay(commandId, "thread.send", sendReceiptRequest(request))) === null
+      (await conflictsAsInvalid(() => this.engine.replay(commandId, "thread.send", sendReceiptRequest(request)))) ===
+        null
     ) {
       await this.callers.requireLiveRunForChanges(caller, "t3_thread_send");
       await this.callers.requireTargetWithinCeiling(caller, target);
@@ -114,7 +115,7 @@ export class CallerThreadCommands {
       this.commands.newCommandId("thread.stop");
     const reason = input.reason ?? "stopped_by_request";
     const request = { threadId: target.id, reason };
-    if (conflictsAsInvalid(() => this.engine.replay(commandId, "thread.stop", request)) === null) {
+    if ((await conflictsAsInvalid(() => this.engine.replay(commandId, "thread.stop", request))) === null) {
       await this.callers.requireLiveRunForChanges(caller, "stop");
       await this.callers.requireMayStop(caller, target);
       const active = await activeRun(this.engine.reader, target.id);
@@ -164,7 +165,7 @@ export class CallerThreadCommands {
     const commandId = this.callerCommandId(caller, "thread.resume", target.id, input.clientRequestId);
     if (
       commandId === undefined ||
-      conflictsAsInvalid(() => this.engine.replay(commandId, "thread.resume", { threadId: target.id })) === null
+      (await conflictsAsInvalid(() => this.engine.replay(commandId, "thread.resume", { threadId: target.id }))) === null
     ) {
       await this.callers.requireLiveRunForChanges(caller, "resume");
       await this.callers.requireTargetWithinCeiling(caller, target);
@@ -190,7 +191,7 @@ export class CallerThreadCommands {
       this.commands.newCommandId(operation);
     const request = { threadId: target.id, settled: input.settled };
     if (
-      conflictsAsInvalid(() => this.engine.replay(commandId, operation, request)) === null &&
+      (await conflictsAsInvalid(() => this.engine.replay(commandId, operation, request))) === null &&
       target.id !== caller.threadId
     ) {
       await this.callers.requireLiveRunForChanges(caller, "set_thread_settled");

@@ -4,20 +4,18 @@ import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import type { RunRecord, RuntimeRequestRecord } from "../../store/records.js";
 
 /**
- * The two reads of the host's thread API that stay synchronous (`host.threads.runs`,
- * `host.threads.pendingRequests`): no transport calls them, only tests, and the plugins' host
- * tests read them synchronously (plugins/* change with the port itself). Every other read
- * outside a command goes through `Engine.reader`; these join it when the port becomes async.
+ * Two reads of the host's thread API that no transport calls (`host.threads.runs`,
+ * `host.threads.pendingRequests`): tests, the plugins' host tests among them, read a thread's
+ * runs and pending requests through them. They read committed state through `Engine.reader`.
  */
 @injectable()
 export class HostTestReads {
   constructor(@inject(EngineToken) private readonly engine: Engine) {}
 
   /** A thread's runs, newest first; `thread_not_found` for a missing or deleted thread. */
-  runs(threadId: string, limit = 20): RunRecord[] {
-    this.requireThread(threadId);
-    // eslint-disable-next-line no-restricted-syntax -- synchronous by design, see the class
-    return this.engine.store.select(
+  async runs(threadId: string, limit = 20): Promise<RunRecord[]> {
+    await this.requireThread(threadId);
+    return this.engine.reader.select(
       "run",
       "thread_id = ?",
       [threadId],
@@ -26,10 +24,9 @@ export class HostTestReads {
   }
 
   /** A thread's pending runtime requests, oldest first. */
-  pendingRequests(threadId: string): RuntimeRequestRecord[] {
-    this.requireThread(threadId);
-    // eslint-disable-next-line no-restricted-syntax -- synchronous by design, see the class
-    return this.engine.store.select(
+  async pendingRequests(threadId: string): Promise<RuntimeRequestRecord[]> {
+    await this.requireThread(threadId);
+    return this.engine.reader.select(
       "runtimeRequest",
       "thread_id = ? AND status = 'pending'",
       [threadId],
@@ -37,9 +34,8 @@ export class HostTestReads {
     );
   }
 
-  private requireThread(threadId: string): void {
-    // eslint-disable-next-line no-restricted-syntax -- synchronous by design, see the class
-    const thread = this.engine.store.get("thread", threadId);
+  private async requireThread(threadId: string): Promise<void> {
+    const thread = await this.engine.reader.get("thread", threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
   }

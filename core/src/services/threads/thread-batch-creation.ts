@@ -147,7 +147,9 @@ export class ThreadBatchCreation {
       input.clientRequestId ?? this.engine.ids.random("req"),
     );
     const request = { projectId, threads: input.threads };
-    const replay = conflictsAsInvalid(() => this.engine.replay<CreatedThreads>(commandId, "create_threads", request));
+    const replay = await conflictsAsInvalid(() =>
+      this.engine.replay<CreatedThreads>(commandId, "create_threads", request),
+    );
     let created: CreatedThreads;
     if (replay !== null) {
       created = replay.result;

@@ -68,7 +68,7 @@ export class ThreadSnoozing {
         : derive.command(caller.requestScope, operation, `${target.id}:${clientRequestId}`);
     const request = { threadId: target.id, ...asked };
     // A replay answers what the first call did, even once its time has passed.
-    if (conflictsAsInvalid(() => this.engine.replay(commandId, operation, request)) === null) {
+    if ((await conflictsAsInvalid(() => this.engine.replay(commandId, operation, request))) === null) {
       validate();
       if (target.id !== caller.threadId) {
         await this.callers.requireLiveRunForChanges(caller, operation === "thread.snooze" ? "snooze" : "unsnooze");

@@ -227,7 +227,7 @@ export class ChangeSetService {
       input.clientRequestId ?? this.engine.ids.random("req"),
     );
     const request = { threadId: input.threadId, method };
-    const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "workspace.apply", request));
+    const replay = await conflictsAsInvalid(() => this.engine.replay(commandId, "workspace.apply", request));
     if (replay === null) {
       await this.requireMayDecide(caller, workspace, "apply_changes");
       if (workspace.strategy === "scratch" || workspace.repository === null) {
@@ -288,7 +288,7 @@ export class ChangeSetService {
       input.clientRequestId ?? this.engine.ids.random("req"),
     );
     const request = { threadId: input.threadId, keepBranch };
-    const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "workspace.discard", request));
+    const replay = await conflictsAsInvalid(() => this.engine.replay(commandId, "workspace.discard", request));
     if (replay === null) {
       await this.requireMayDecide(caller, workspace, "discard_changes");
       if (!workspace.owned) {
