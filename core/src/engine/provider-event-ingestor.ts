@@ -6,10 +6,10 @@ import { type Engine, type ProviderEventSink, EngineToken } from "./ports.js";
 import { LiveOutput } from "./live-output.js";
 import { failRunOnProviderLimit, finishAttempt, markAttemptRunning, putItem } from "./run-lifecycle.js";
 import { openRuntimeRequest, resolveRuntimeRequest, runtimeRequestId } from "./runtime-requests.js";
+import { recordNativeSubagent, recordNativeSubagentMessage } from "./native-subagents.js";
 import {
   providerItemId,
   recordAssistantMessage,
-  recordNativeSubagent,
   recordProposedPlan,
   recordReasoning,
   recordToolCallCompleted,
@@ -345,6 +345,9 @@ export class ProviderEventIngestor implements ProviderEventSink {
         return;
       case "subagent.observed":
         await recordNativeSubagent(ctx, attempt, event);
+        return;
+      case "subagent.message":
+        await recordNativeSubagentMessage(ctx, attempt, event);
         return;
       case "runtime_request.opened":
         await openRuntimeRequest(ctx, attempt, event);
