@@ -1,7 +1,7 @@
 import type { NativeSubagentData } from "../engine/native-subagents.js";
 import type { TimelineItemRecord } from "../store/records.js";
 import type { TableHost } from "../store/table-sql.js";
-import { ItemsTable } from "../store/tables/items.js";
+import { NativeSubagentItemsTable } from "../store/tables/native-subagent-items.js";
 
 // The provider-native sub-agents a thread's turns reported, as the tree views show them: under
 // the run that spawned them, beside (never among) the thread's orchestrator-owned children.
@@ -10,6 +10,8 @@ import { ItemsTable } from "../store/tables/items.js";
 export const NATIVE_SUBAGENTS_LISTED = 20;
 /** How many `subagent` items (orchestrator-owned ones included) a listing reads to find them. */
 const SUBAGENT_ITEMS_READ = 200;
+/** How far back in a thread's timeline a listing looks for them: its newest this many items. */
+export const NATIVE_SUBAGENT_WINDOW = 2_000;
 const TASK_PREVIEW_CHARS = 500;
 const SUMMARY_PREVIEW_CHARS = 1_000;
 const MESSAGE_PREVIEW_CHARS = 500;
@@ -94,17 +96,12 @@ export function nativeTranscriptText(item: TimelineItemRecord): string | null {
 
 /**
  * The newest native sub-agents a thread's turns reported (up to `NATIVE_SUBAGENTS_LISTED`),
- * oldest first. Reads the thread's newest `subagent` items, delegated tasks' included, so a
- * thread with very many delegated tasks after its native children lists fewer of them.
+ * oldest first. Reads the `subagent` items (delegated tasks' included) among the thread's
+ * newest `NATIVE_SUBAGENT_WINDOW` items, so a read of a long thread stays one bounded scan:
+ * older native sub-agents stay in the timeline but leave the list.
  */
 export async function nativeSubagentsOfThread(host: TableHost, threadId: string): Promise<NativeSubagentView[]> {
-  const rows = await new ItemsTable(host).page(
-    threadId,
-    ["subagent"],
-    "before",
-    Number.MAX_SAFE_INTEGER,
-    SUBAGENT_ITEMS_READ,
-  );
+  const rows = await new NativeSubagentItemsTable(host).newest(threadId, NATIVE_SUBAGENT_WINDOW, SUBAGENT_ITEMS_READ);
   const native: NativeSubagentView[] = [];
   for (const row of rows) {
     const item = JSON.parse(row.data) as TimelineItemRecord;
