@@ -90,6 +90,13 @@ describe("native sub-agents: recorded as observed children of the run that spawn
     expect(read.nativeSubagents).toEqual([child]);
     expect(read.runs.map((run) => run.runId)).toContain(child.runId);
     expect(read.usage.subtree).toMatchObject({ tokens: { total: 550 } });
+    // Within a tight character budget the read still fits: the native list gives way before the thread's usage.
+    const tight = await mustCall<ReadResult>(reader, "t3_thread_read", {
+      threadId: task.childThreadId,
+      maxChars: 3_000,
+    });
+    expect(JSON.stringify(tight).length).toBeLessThanOrEqual(3_000);
+    expect(tight.nativeSubagents).toBeUndefined();
     const rootRead = await mustCall<ReadResult>(reader, "t3_thread_read", { threadId: root.threadId });
     expect(rootRead.nativeSubagents).toBeUndefined();
     expect(rootRead.usage.subtree).toMatchObject({ tokens: { total: 550 } });
