@@ -92,6 +92,12 @@ function reportsUsage(capabilities: ProviderCapabilities | undefined): boolean {
   return capabilities?.subagents?.reportsUsage === true;
 }
 
+/** The transcript fields of an item's data with held messages appended. */
+function transcriptFields(before: Partial<NativeSubagentData>, pending: PendingTranscript) {
+  const { transcript, dropped } = appendTranscript(before.transcript ?? [], before.transcriptDropped ?? 0, pending);
+  return { transcript, ...(dropped > 0 ? { transcriptDropped: dropped } : {}) };
+}
+
 /** The item id of a native sub-agent of an attempt. */
 export function nativeSubagentItemId(attemptId: string, nativeId: string): string {
   return providerItemId(attemptId, "subagent", nativeId);
@@ -100,12 +106,14 @@ export function nativeSubagentItemId(attemptId: string, nativeId: string): strin
 /**
  * A sub-agent the provider ran itself, observed (Switchyard's own are delegated tasks). Each
  * event is a snapshot: fields it carries replace the stored ones, fields it leaves out keep
- * theirs, and the transcript stays.
+ * theirs, and the transcript stays; `pending` is the transcript held for it since (its final
+ * event writes it).
  */
 export async function recordNativeSubagent(
   ctx: CommandContext,
   attempt: AttemptRecord,
   event: TurnEvent<"subagent.observed">,
+  pending: PendingTranscript | null = null,
 ): Promise<void> {
   const id = nativeSubagentItemId(attempt.id, event.nativeId);
   const existing = await ctx.get("item", id);
@@ -127,6 +135,7 @@ export async function recordNativeSubagent(
     ...(event.agentType !== undefined ? { agentType: event.agentType } : {}),
     ...(event.model !== undefined ? { model: event.model } : {}),
     ...(usage !== null ? { usage } : {}),
+    ...(pending !== null ? transcriptFields(before, pending) : {}),
   };
   await putItem(ctx, {
     ...turnItemBase(attempt),
@@ -138,42 +147,116 @@ export async function recordNativeSubagent(
   });
 }
 
+/** Transcript messages of one native sub-agent not yet written to its item. */
+export interface PendingTranscript {
+  readonly messages: readonly NativeTranscriptMessage[];
+  /** Messages dropped from the buffer (the oldest) to keep the bound. */
+  readonly dropped: number;
+}
+
 /**
- * A message of a native sub-agent's transcript, kept in its item: the newest
- * `NATIVE_TRANSCRIPT_MAX_MESSAGES`, each up to `NATIVE_TRANSCRIPT_MAX_MESSAGE_CHARS`. The same
- * message again (a replay) replaces itself. A message before the child's first
- * `subagent.observed` records the child as running.
+ * Appends messages to a kept transcript: the same message again (a replay) replaces itself, and
+ * only the newest `NATIVE_TRANSCRIPT_MAX_MESSAGES` stay, the rest counted as dropped.
  */
-export async function recordNativeSubagentMessage(
+function appendTranscript(
+  kept: readonly NativeTranscriptMessage[],
+  droppedBefore: number,
+  more: PendingTranscript,
+): { transcript: NativeTranscriptMessage[]; dropped: number } {
+  const transcript = [...kept];
+  for (const message of more.messages) {
+    const at = transcript.findIndex((entry) => entry.itemId === message.itemId);
+    if (at >= 0) transcript[at] = message;
+    else transcript.push(message);
+  }
+  const cut = Math.max(0, transcript.length - NATIVE_TRANSCRIPT_MAX_MESSAGES);
+  // The held messages are the child's whole transcript in this turn so far (its buffer lives as
+  // long as the turn), so what it dropped includes what the item counted from it before.
+  return { transcript: transcript.slice(cut), dropped: Math.max(droppedBefore, more.dropped) + cut };
+}
+
+/**
+ * A running turn's native sub-agents' transcript messages, held in memory until the child's
+ * final `subagent.observed` (or the turn's end) writes them to its item in one change. Every
+ * write of an item appends its whole record to the event log, so writing the transcript at
+ * each message would log it over and over (a 40-message child: 40 copies of a growing list);
+ * held here, a child's transcript is logged once. Bounded like the item: the newest
+ * `NATIVE_TRANSCRIPT_MAX_MESSAGES` per child, each cut to `NATIVE_TRANSCRIPT_MAX_MESSAGE_CHARS`.
+ * What a host that stops mid-turn held is lost, as streamed text is. Messages stay held until
+ * the commit of their turn's end (`forget`).
+ */
+export class NativeTranscriptBuffer {
+  private readonly pending = new Map<string, Map<string, { messages: NativeTranscriptMessage[]; dropped: number }>>();
+
+  /** Holds a message of a child of the attempt. */
+  add(attemptId: string, event: TurnEvent<"subagent.message">): void {
+    let children = this.pending.get(attemptId);
+    if (children === undefined) this.pending.set(attemptId, (children = new Map()));
+    let child = children.get(event.nativeId);
+    if (child === undefined) children.set(event.nativeId, (child = { messages: [], dropped: 0 }));
+    const message: NativeTranscriptMessage = {
+      itemId: event.itemId,
+      role: event.role,
+      text: bounded(event.text, NATIVE_TRANSCRIPT_MAX_MESSAGE_CHARS),
+      truncated: event.text.length > NATIVE_TRANSCRIPT_MAX_MESSAGE_CHARS,
+    };
+    const at = child.messages.findIndex((entry) => entry.itemId === event.itemId);
+    if (at >= 0) child.messages[at] = message;
+    else child.messages.push(message);
+    if (child.messages.length > NATIVE_TRANSCRIPT_MAX_MESSAGES) {
+      child.messages.shift();
+      child.dropped += 1;
+    }
+  }
+
+  /**
+   * What is held for one child, or null when nothing is. Kept until `forget`: a batch of events
+   * the store refused (busy) is applied again, and must find the same messages.
+   */
+  peek(attemptId: string, nativeId: string): PendingTranscript | null {
+    return this.pending.get(attemptId)?.get(nativeId) ?? null;
+  }
+
+  /** What is held for every child of the attempt. */
+  peekAttempt(attemptId: string): [nativeId: string, pending: PendingTranscript][] {
+    return [...(this.pending.get(attemptId)?.entries() ?? [])];
+  }
+
+  /** Lets go of an attempt's messages once its turn's end is committed. */
+  forget(attemptId: string): void {
+    this.pending.delete(attemptId);
+  }
+}
+
+/**
+ * Writes held transcript messages of a child to its item when its turn ends: those of a child
+ * whose final event never came (a child first heard of here is recorded as running); a child
+ * whose final event wrote them already is left as it is.
+ */
+export async function recordNativeTranscript(
   ctx: CommandContext,
   attempt: AttemptRecord,
-  event: TurnEvent<"subagent.message">,
+  nativeId: string,
+  pending: PendingTranscript,
 ): Promise<void> {
-  const id = nativeSubagentItemId(attempt.id, event.nativeId);
+  const id = nativeSubagentItemId(attempt.id, nativeId);
   const existing: TimelineItemRecord | null = await ctx.get("item", id);
   const before = (existing?.data ?? {}) as Partial<NativeSubagentData>;
-  const message: NativeTranscriptMessage = {
-    itemId: event.itemId,
-    role: event.role,
-    text: bounded(event.text, NATIVE_TRANSCRIPT_MAX_MESSAGE_CHARS),
-    truncated: event.text.length > NATIVE_TRANSCRIPT_MAX_MESSAGE_CHARS,
-  };
-  const kept = before.transcript ?? [];
-  const replaced = kept.some((entry) => entry.itemId === event.itemId);
-  const transcript = replaced
-    ? kept.map((entry) => (entry.itemId === event.itemId ? message : entry))
-    : [...kept, message];
-  const dropped = Math.max(0, transcript.length - NATIVE_TRANSCRIPT_MAX_MESSAGES);
+  const { transcript, dropped } = appendTranscript(before.transcript ?? [], before.transcriptDropped ?? 0, pending);
+  if (
+    existing !== null &&
+    dropped === (before.transcriptDropped ?? 0) &&
+    JSON.stringify(transcript) === JSON.stringify(before.transcript ?? [])
+  )
+    return;
   const session = existing === null ? await sessionOf(ctx, attempt) : null;
   const data: NativeSubagentData = {
     providerInstanceId: session?.providerInstanceId ?? null,
     ...before,
     origin: "provider_native",
-    nativeId: event.nativeId,
-    transcript: transcript.slice(dropped),
-    ...((before.transcriptDropped ?? 0) + dropped > 0
-      ? { transcriptDropped: (before.transcriptDropped ?? 0) + dropped }
-      : {}),
+    nativeId,
+    transcript,
+    ...(dropped > 0 ? { transcriptDropped: dropped } : {}),
   };
   await putItem(ctx, {
     ...turnItemBase(attempt),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpLab, defaultProviders } from "../support/mcp-lab.js";
 import { mustCall } from "../support/mcp-client.js";
+import { sqliteStore } from "../support/sqlite-store.js";
 import { scriptedInstance } from "../support/test-host.js";
 import type { DelegateTaskResult } from "../../src/services/delegation/task-view.js";
 import type { NativeSubagentView } from "../../src/services/native-subagents.js";
@@ -111,6 +112,13 @@ describe("native sub-agents: recorded as observed children of the run that spawn
     expect(transcript).toHaveLength(40);
     expect(transcript[0]!.text).toBe("step 5");
     expect(transcript.every((message) => message.text.length <= 2_001)).toBe(true);
+    // Held until the child's final event, the transcript is logged once: the item's two changes
+    // (running, then completed), not one per message.
+    expect(
+      sqliteStore(lab.host.store)
+        .db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'item' AND entity_id = ?")
+        .get(child.itemId),
+    ).toEqual({ n: 2 });
     root.release();
   });
 
