@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NativeSubagentSchema } from "./native-subagent.js";
 import { BudgetStopSchema, BudgetViewSchema, TreeUsageSchema } from "./usage.js";
 import { WorkspaceViewSchema } from "./workspace.js";
 
@@ -38,6 +39,12 @@ export const DelegateTaskResultSchema = z.object({
   usage: TreeUsageSchema.optional().describe(
     "Switchyard: the child thread's own usage and its whole tree's, updated as each turn ends.",
   ),
+  nativeSubagents: z
+    .array(NativeSubagentSchema)
+    .optional()
+    .describe(
+      "Switchyard: the provider's own sub-agents the child thread's turns spawned (the newest 20), each under its runId; observed, never orchestrator-owned, and their usage already in usage. Absent when there are none.",
+    ),
   budget: BudgetViewSchema.nullable()
     .optional()
     .describe("Switchyard: the task's own budget (tokens, costUsd, wallClockMs), what its tree used and what is left."),

@@ -5,10 +5,10 @@ import { ITEM_PART_PAGE_CHARS } from "../services/thread-query-service.js";
 export const ItemPartQuery = z
   .object({
     part: z
-      .enum(["text", "output", "input"])
+      .enum(["text", "output", "input", "transcript"])
       .optional()
       .describe(
-        "text (default): the item's text; output: a tool call's output; input: a tool call's arguments as indented JSON.",
+        "text (default): the item's text; output: a tool call's output; input: a tool call's arguments as indented JSON; transcript: a provider-native sub-agent's kept transcript, one `role: text` paragraph a message.",
       ),
     offset: z
       .number()
@@ -31,7 +31,7 @@ export const ItemPartPage = z.object({
   itemId: z.string(),
   kind: z.string(),
   status: z.string(),
-  part: z.enum(["text", "output", "input"]),
+  part: z.enum(["text", "output", "input", "transcript"]),
   offset: z.number().int(),
   text: z.string().describe("This page of the part (empty when the item has no such part)."),
   totalChars: z.number().int().describe("The whole part's length."),

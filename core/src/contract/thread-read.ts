@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { threadReference } from "./fields.js";
+import { NativeSubagentSchema } from "./native-subagent.js";
 import { RunViewSchema, ThreadShell } from "./thread-shell.js";
 import { TreeUsageSchema } from "./usage.js";
 import { WorkspaceViewSchema } from "./workspace.js";
@@ -46,6 +47,12 @@ export const ThreadReadOutput = z.object({
   usage: TreeUsageSchema.optional().describe(
     "Switchyard: the thread's own usage and its whole tree's (children, grandchildren, across providers); each run in runs carries its own.",
   ),
+  nativeSubagents: z
+    .array(NativeSubagentSchema)
+    .optional()
+    .describe(
+      "Switchyard: the provider's own sub-agents this thread's turns spawned (the newest 20, oldest first), each under its runId; observed, never orchestrator-owned. Absent when there are none (or the read's character budget left no room).",
+    ),
   changes: WorkspaceViewSchema.optional().describe(
     "Switchyard: the thread's own workspace and whether it holds changes (absent: it shares its parent's or the project's); read_changes shows the diff.",
   ),

@@ -6,10 +6,10 @@ import { type Engine, type ProviderEventSink, EngineToken } from "./ports.js";
 import { LiveOutput } from "./live-output.js";
 import { failRunOnProviderLimit, finishAttempt, markAttemptRunning, putItem } from "./run-lifecycle.js";
 import { openRuntimeRequest, resolveRuntimeRequest, runtimeRequestId } from "./runtime-requests.js";
+import { NativeTranscriptBuffer, recordNativeSubagent, recordNativeTranscript } from "./native-subagents.js";
 import {
   providerItemId,
   recordAssistantMessage,
-  recordNativeSubagent,
   recordProposedPlan,
   recordReasoning,
   recordToolCallCompleted,
@@ -68,6 +68,10 @@ export class ProviderEventIngestor implements ProviderEventSink {
   private busyRetries = 0;
   /** Set while a flush is under way. */
   private flushing = false;
+  /** Native sub-agents' transcript messages of running turns, until their turn's end is committed. */
+  private readonly transcripts = new NativeTranscriptBuffer();
+  /** Attempts whose held transcripts the batch being applied wrote at their turn's end. */
+  private readonly endedTranscripts = new Set<string>();
 
   constructor(
     @inject(EngineToken) private readonly engine: Engine,
@@ -161,6 +165,7 @@ export class ProviderEventIngestor implements ProviderEventSink {
         // Another connection holds the database locked past the busy timeout: nothing of the
         // batch was written. Keep it (and what came meanwhile) and try again, so a lock never
         // loses a turn's events or fails the turn.
+        this.endedTranscripts.clear();
         this.queue = [...batch, ...this.queue];
         this.busyRetries += 1;
         if (this.busyRetries === 1)
@@ -177,6 +182,9 @@ export class ProviderEventIngestor implements ProviderEventSink {
         error: (error as Error).message,
       });
     }
+    // The turns' ends are committed (or their batch is dropped): their held messages can go.
+    for (const attemptId of this.endedTranscripts) this.transcripts.forget(attemptId);
+    this.endedTranscripts.clear();
     if (this.busyRetries > 0)
       this.logger.info("provider events committed after the database was locked", { retries: this.busyRetries });
     this.busyRetries = 0;
@@ -344,7 +352,15 @@ export class ProviderEventIngestor implements ProviderEventSink {
         await recordProposedPlan(ctx, attempt, event);
         return;
       case "subagent.observed":
-        await recordNativeSubagent(ctx, attempt, event);
+        await recordNativeSubagent(
+          ctx,
+          attempt,
+          event,
+          event.status === "running" ? null : this.transcripts.peek(attempt.id, event.nativeId),
+        );
+        return;
+      case "subagent.message":
+        this.transcripts.add(attempt.id, event);
         return;
       case "runtime_request.opened":
         await openRuntimeRequest(ctx, attempt, event);
@@ -369,8 +385,14 @@ export class ProviderEventIngestor implements ProviderEventSink {
     }
   }
 
-  /** Keeps text that was streamed but never completed (an interrupted message, for example). */
+  /**
+   * Keeps text that was streamed but never completed (an interrupted message, for example), and
+   * the transcript held for native sub-agents whose final event never came.
+   */
   private async flushLiveOutput(ctx: CommandContext, attempt: AttemptRecord): Promise<void> {
+    for (const [nativeId, pending] of this.transcripts.peekAttempt(attempt.id))
+      await recordNativeTranscript(ctx, attempt, nativeId, pending);
+    this.endedTranscripts.add(attempt.id);
     for (const pending of this.live.drainAttempt(attempt.id)) {
       if (pending.text.trim() === "") continue;
       const kind = pending.kind === "assistant_message" ? "message" : "reasoning";

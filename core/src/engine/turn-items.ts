@@ -117,24 +117,3 @@ export async function recordProposedPlan(
     data: {},
   });
 }
-
-/** A sub-agent the provider ran itself, observed (Switchyard's own are delegated tasks). */
-export async function recordNativeSubagent(
-  ctx: CommandContext,
-  attempt: AttemptRecord,
-  event: TurnEvent<"subagent.observed">,
-): Promise<void> {
-  await putItem(ctx, {
-    ...turnItemBase(attempt),
-    id: providerItemId(attempt.id, "subagent", event.nativeId),
-    kind: "subagent",
-    status: event.status === "running" ? "in_progress" : event.status,
-    text: event.title ?? "provider sub-agent",
-    data: {
-      origin: "provider_native",
-      nativeId: event.nativeId,
-      ...(event.summary !== undefined ? { summary: event.summary } : {}),
-      ...(event.nativeThreadId !== undefined ? { nativeThreadId: event.nativeThreadId } : {}),
-    },
-  });
-}

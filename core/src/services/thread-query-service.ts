@@ -24,6 +24,7 @@ import {
   type ItemView,
   type ThreadShell,
 } from "./thread-views.js";
+import { nativeSubagentsOfThread, type NativeSubagentView } from "./native-subagents.js";
 import { UsageService, type TreeUsage, type UsageTotals } from "./usage/usage-service.js";
 import { workspaceOf, workspaceView, type WorkspaceView } from "./workspaces/workspace-records.js";
 
@@ -295,9 +296,11 @@ export class ThreadQueryService {
       runs.push({ ...runView(run, Math.min(2_000, Math.floor(maxChars / 20))), usage: await this.usage.run(run.id) });
     let runList = runs;
     let usage: TreeUsage | undefined = await this.usage.thread(thread.id);
+    let nativeSubagents: NativeSubagentView[] | undefined = await nativeSubagentsOfThread(this.engine.store, thread.id);
+    if (nativeSubagents.length === 0) nativeSubagents = undefined;
     const changes = compactChanges(await workspaceOf(this.engine.reader, thread.id));
     const greedy: { record: TimelineItemRecord; view: ItemView }[] = [];
-    let size = JSON.stringify({ thread: shell, runs: runList, usage, changes }).length + 400;
+    let size = JSON.stringify({ thread: shell, runs: runList, usage, nativeSubagents, changes }).length + 400;
     for (const row of rows.slice(0, limit)) {
       const record = JSON.parse(row.data) as TimelineItemRecord;
       const view = itemView(record, Math.min(ITEM_TEXT_LIMIT, Math.max(200, maxChars - size - 500)));
@@ -335,12 +338,14 @@ export class ThreadQueryService {
         truncatedItems: items.filter((item) => item.truncated).length,
         characterBudget: maxChars,
         ...(usage !== undefined ? { usage } : {}),
+        ...(nativeSubagents !== undefined ? { nativeSubagents } : {}),
         ...(changes !== null ? { changes } : {}),
       };
     };
     // The result must fit the budget exactly (agents' harnesses drop larger results): drop the
-    // farthest items, then the runs' usage, then older runs, then the thread's usage, then cut
-    // the one remaining item's text, then the shell's web URL (its link, the seed's, stays).
+    // farthest items, then the runs' usage, then older runs, then the native sub-agents (the
+    // oldest first), then the thread's usage, then cut the one remaining item's text, then the
+    // shell's web URL (its link, the seed's, stays).
     let result = await assemble();
     for (
       let excess = JSON.stringify(result).length - maxChars;
@@ -354,6 +359,8 @@ export class ThreadQueryService {
         runList = runList.map(({ usage: _dropped, ...run }) => run);
       } else if (runList.length > 1) {
         runList = runList.slice(0, runList.length - 1);
+      } else if (nativeSubagents !== undefined) {
+        nativeSubagents = nativeSubagents.length > 1 ? nativeSubagents.slice(1) : undefined;
       } else if (usage !== undefined) {
         usage = undefined;
       } else if (greedy.length === 1 && greedy[0]!.view.text.length > 50) {

@@ -2,6 +2,7 @@ import { QUEUED_RUNS_OF_THREAD, type ProjectionReader } from "../engine/run-life
 import type { RunRecord, ThreadRecord, TimelineItemRecord } from "../store/records.js";
 import type { ThreadShellFacts } from "../store/tables/threads.js";
 import type { LiveWaits } from "./live-waits.js";
+import { nativeTranscriptText } from "./native-subagents.js";
 
 /** The link agents use to mention a thread; the environment that owns the thread builds it. */
 export function threadLink(environmentId: string, threadId: string): string {
@@ -248,13 +249,14 @@ export function itemView(item: TimelineItemRecord, maxChars: number) {
 }
 
 /** The parts of an item the item read pages through: its text, a tool call's output or its arguments (JSON). */
-export type ItemPart = "text" | "output" | "input";
+export type ItemPart = "text" | "output" | "input" | "transcript";
 
 /** One part of an item whole, or null when the item has no such part. */
 export function itemPart(item: TimelineItemRecord, part: ItemPart): string | null {
   const data = item.data as Record<string, unknown>;
   if (part === "text") return item.text;
   if (part === "output") return typeof data.output === "string" ? data.output : null;
+  if (part === "transcript") return nativeTranscriptText(item);
   return data.input === undefined ? null : JSON.stringify(data.input, null, 2);
 }
 

@@ -501,15 +501,54 @@ class ScriptedSession {
         return { kind: "reply", text: `effort: ${turn.input.effort ?? "default"}` };
       case "subagent": {
         const nativeId = `native-${randomUUID()}`;
-        this.emit({ type: "subagent.observed", turnId, nativeId, title: step.title, status: "running" });
-        this.emit({
-          type: "subagent.observed",
+        const native = step.native ?? {};
+        // What the harness knows of it from the start, repeated in every later event (a snapshot).
+        const parentItemId = native.toolCall === true ? `task-${randomUUID()}` : undefined;
+        const known = {
           turnId,
           nativeId,
           title: step.title,
-          status: "completed",
-          summary: `${step.title} done`,
+          ...(parentItemId !== undefined ? { parentItemId } : {}),
+          ...(native.task !== undefined ? { task: native.task } : {}),
+          ...(native.agentType !== undefined ? { agentType: native.agentType } : {}),
+          ...(native.model !== undefined ? { model: native.model } : {}),
+        };
+        if (parentItemId !== undefined)
+          this.emit({
+            type: "tool_call.started",
+            turnId,
+            itemId: parentItemId,
+            kind: "subagent",
+            name: "task",
+            title: step.title,
+          });
+        this.emit({ type: "subagent.observed", ...known, status: "running" });
+        (native.messages ?? []).forEach((message, index) =>
+          this.emit({
+            type: "subagent.message",
+            turnId,
+            nativeId,
+            itemId: `${nativeId}-message-${index}`,
+            role: message.role,
+            text: message.text,
+          }),
+        );
+        const status = native.status ?? "completed";
+        this.emit({
+          type: "subagent.observed",
+          ...known,
+          status,
+          summary: `${step.title} ${status === "completed" ? "done" : "failed"}`,
+          ...(native.usage !== undefined ? { usage: native.usage } : {}),
         });
+        if (parentItemId !== undefined)
+          this.emit({
+            type: "tool_call.completed",
+            turnId,
+            itemId: parentItemId,
+            status,
+            output: `${step.title} ${status}`,
+          });
         return { kind: "continue", result: `sub-agent ${step.title} done` };
       }
       case "plan":

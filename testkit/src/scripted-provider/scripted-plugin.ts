@@ -33,7 +33,7 @@ export const FULL_SCRIPTED_CAPABILITIES: CapabilityDeclaration = {
     rules: { allow: true, deny: true, ask: false, allowOnly: true },
   },
   runtimeRequests: { approvals: true, userInputQuestions: true },
-  subagents: { native: "observed", exposesChildThreadIds: false },
+  subagents: { native: "observed", exposesChildThreadIds: false, reportsUsage: true, reportsTranscript: true },
   context: { acceptsInstructions: true, maxHandoffChars: 20_000 },
   identity: { nativeThreadIds: "strong", nativeTurnIds: "strong", nativeItemIds: "strong" },
   runtimeModes: ["approval-required", "auto-accept-edits", "full-access"],

@@ -15,6 +15,11 @@ import type { TurnUsageReport } from "@switchyard/spec";
  * - `@@history`               answer with the conversation so far (proves resume and fork)
  * - `@@effort`                answer with the reasoning effort the turn was given
  * - `@@subagent <title>`      report a provider-native sub-agent
+ * - `@@subagent {json}`       report one with what a rich harness reports: `title`, `task`,
+ *                             `agentType`, `model`, `status` (`completed`|`failed`), `usage`
+ *                             (a usage report, on its final event), `messages` (its transcript,
+ *                             `[{ "role": "user"|"assistant", "text": … }]`) and `toolCall`
+ *                             (true: the parent's tool call that spawned it is reported too)
  * - `@@plan <text>`           propose a plan
  * - `@@refuse-steers`         the turn refuses every steer (like a provider whose turn is
  *                             between steps), so the host's fallback path runs
@@ -42,7 +47,7 @@ export type ProviderScriptStep =
   | { readonly kind: "tool"; readonly name: string; readonly args: Record<string, unknown> }
   | { readonly kind: "history" }
   | { readonly kind: "effort" }
-  | { readonly kind: "subagent"; readonly title: string }
+  | { readonly kind: "subagent"; readonly title: string; readonly native?: NativeSubagentScript }
   | { readonly kind: "plan"; readonly text: string }
   | { readonly kind: "refuse-steers" }
   | { readonly kind: "usage"; readonly usage: TurnUsageReport }
@@ -55,6 +60,17 @@ export type ProviderScriptStep =
       readonly code: string;
       readonly message: string;
     };
+
+/** What `@@subagent {json}` reports of a provider-native sub-agent beyond its title. */
+export interface NativeSubagentScript {
+  readonly task?: string;
+  readonly agentType?: string;
+  readonly model?: string;
+  readonly status?: "completed" | "failed";
+  readonly usage?: TurnUsageReport;
+  readonly messages?: readonly { readonly role: "user" | "assistant"; readonly text: string }[];
+  readonly toolCall?: boolean;
+}
 
 /** A parsed message: steps in order and the free text around them. */
 export interface ParsedProviderScript {
@@ -194,9 +210,25 @@ export function parseProviderScript(text: string): ParsedProviderScript {
       case "effort":
         steps.push({ kind: "effort" });
         break;
-      case "subagent":
-        steps.push({ kind: "subagent", title: argument || "native helper" });
+      case "subagent": {
+        let cursor = start;
+        while (cursor < text.length && /\s/.test(text[cursor]!)) cursor += 1;
+        if (text[cursor] !== "{") {
+          steps.push({ kind: "subagent", title: argument || "native helper" });
+          break;
+        }
+        end = endOfJsonObject(text, cursor);
+        const json = text.slice(cursor, end);
+        let parsed: { title?: string } & NativeSubagentScript;
+        try {
+          parsed = JSON.parse(json) as { title?: string } & NativeSubagentScript;
+        } catch {
+          throw new Error(`@@subagent: the sub-agent is not valid JSON: ${json}`);
+        }
+        const { title, ...native } = parsed;
+        steps.push({ kind: "subagent", title: title ?? "native helper", native });
         break;
+      }
       case "plan":
         steps.push({ kind: "plan", text: argument || "1. Do the thing." });
         break;

@@ -24,6 +24,8 @@ export type ThreadSearch = Schemas["ThreadSearch"];
 export type ThreadSearchHit = ThreadSearch["results"][number];
 export type RunView = ThreadRead["runs"][number];
 export type TimelineItem = ThreadRead["items"][number];
+/** A provider-native sub-agent a thread's turn spawned: observed, no thread of its own. */
+export type NativeSubagent = NonNullable<ThreadRead["nativeSubagents"]>[number];
 /** One part of an item read whole (GET /threads/{threadId}/items/{itemId}). */
 export type ThreadItemPart = Schemas["ThreadItemPart"];
 export type PendingRequest = Schemas["PendingRequest"];

@@ -3,10 +3,10 @@ import { api, query } from "../api/client.js";
 import {
   ApiError,
   type DelegatedTask,
+  type NativeSubagent,
   type RemoteTask,
   type ThreadRow,
   type ThreadUsage,
-  type TimelineItem,
 } from "../api/types.js";
 import { usageText } from "../model/item-display.js";
 import {
@@ -41,7 +41,9 @@ interface TreeContext {
  * last reply, live; a row opens its thread and Stop stops it and everything under it. Children
  * delegated to linked environments say where they run ("on <link name>"): their thread lives
  * there, so the row shows its ids and switchyard-thread link instead of opening it.
- * Provider-native sub-agents the harness reported (no thread of their own) are plain rows.
+ * Provider-native sub-agents the harness reported (no thread of their own) are rows marked
+ * native, under the thread whose turn spawned them (this one's here, a delegated child's under
+ * it), with provider, model, type, status and usage; Switchyard observes them, it cannot stop them.
  * A child in a worktree of its own shows its change set, to read and apply or discard. A failed
  * child says why, when its row in this thread does (a capacity or quota limit, a provider error).
  */
@@ -51,7 +53,7 @@ export function AgentsPanel(props: {
   readonly tasks: ReadonlyMap<string, DelegatedTask>;
   readonly lastReplies: ReadonlyMap<string, string>;
   readonly pending: ReadonlyMap<string, number>;
-  readonly nativeSubagents: readonly TimelineItem[];
+  readonly nativeSubagents: readonly NativeSubagent[];
   /** Why each failed child failed, by child thread id (`childFailureReasons` of this thread's rows). */
   readonly failureReasons: ReadonlyMap<string, string>;
   readonly remoteTasks: readonly RemoteTask[];
@@ -62,7 +64,15 @@ export function AgentsPanel(props: {
   const tree = descendantsOf(props.threads.values(), props.thread.threadId);
   const [stopping, setStopping] = useState<ReadonlySet<string>>(new Set());
   const [outcome, setOutcome] = useState<{ readonly text: string; readonly failed: boolean } | null>(null);
-  const count = tree.reduce((sum, node) => sum + subtreeThreads(node).length, 0) + props.remoteTasks.length;
+  const threadsBelow = tree.flatMap(subtreeThreads);
+  // Native sub-agents: this thread's own, and those its delegated children's turns spawned.
+  const nativeBelow = threadsBelow.reduce(
+    (sum, thread) =>
+      sum +
+      (thread.delegatedTaskId !== null ? (props.tasks.get(thread.delegatedTaskId)?.nativeSubagents?.length ?? 0) : 0),
+    0,
+  );
+  const count = threadsBelow.length + props.remoteTasks.length + props.nativeSubagents.length + nativeBelow;
 
   /** Stops a subtree: a delegated task is cancelled (the server stops what it delegated first); a router child is stopped after its own children. */
   const stop = async (node: ThreadNode) => {
@@ -122,11 +132,8 @@ export function AgentsPanel(props: {
             canOperate={props.canOperate}
           />
         ))}
-        {props.nativeSubagents.map((item) => (
-          <li key={item.itemId} class="agent-row native" data-native-subagent={item.itemId}>
-            <span class="agent-title">{item.text || "Sub-agent"}</span>
-            <span class="hint">the provider's own sub-agent ({item.status}); no thread</span>
-          </li>
+        {props.nativeSubagents.map((child) => (
+          <NativeSubagentRow key={child.itemId} child={child} depth={1} />
         ))}
       </ul>
     </aside>
@@ -232,13 +239,60 @@ function AgentNode(props: { readonly node: ThreadNode; readonly depth: number; r
           />
         )}
       </div>
-      {node.children.length > 0 && open && (
+      {(node.children.length > 0 || (task?.nativeSubagents ?? []).length > 0) && open && (
         <ul class="agent-children">
           {node.children.map((grandchild) => (
             <AgentNode key={grandchild.thread.threadId} node={grandchild} depth={props.depth + 1} context={context} />
           ))}
+          {(task?.nativeSubagents ?? []).map((native) => (
+            <NativeSubagentRow key={native.itemId} child={native} depth={props.depth + 1} />
+          ))}
         </ul>
       )}
+    </li>
+  );
+}
+
+/** A native sub-agent's usage: a part of its parent's turn, which the totals already count. */
+function nativeUsageText(usage: NativeSubagent["usage"]): string {
+  if (usage === null) return "not reported";
+  const cost = usage.costUsd === null ? "" : ` · $${usage.costUsd.toFixed(4)}`;
+  return `${usage.tokens.total.toLocaleString("en")} tokens${cost} (part of its parent's turn)`;
+}
+
+/** A provider-native sub-agent: observed under the turn that spawned it, no thread, no Stop of its own. */
+function NativeSubagentRow(props: { readonly child: NativeSubagent; readonly depth: number }) {
+  const { child } = props;
+  return (
+    <li
+      class={`agent-row native depth-${Math.min(props.depth, 4)}`}
+      data-native-subagent={child.itemId}
+      data-depth={props.depth}
+    >
+      <div class="agent-heading">
+        <span class="agent-title">{child.title || "Sub-agent"}</span>
+        <span class={`badge badge-${child.status}`}>{child.status}</span>
+        <span
+          class="badge badge-native"
+          title="The provider's own sub-agent: Switchyard observes it, it does not own it"
+        >
+          native
+        </span>
+      </div>
+      <dl class="agent-facts">
+        <dt>Provider</dt>
+        <dd>{child.providerInstanceId ?? "unknown"}</dd>
+        <dt>Model</dt>
+        <dd>{child.model ?? "not reported"}</dd>
+        <dt>Type</dt>
+        <dd>{child.agentType ?? "not reported"}</dd>
+        <dt>Usage</dt>
+        <dd data-native-usage>{nativeUsageText(child.usage)}</dd>
+        <dt>Kind</dt>
+        <dd>the provider's own sub-agent (observed; no thread)</dd>
+      </dl>
+      {child.task !== null && <p class="hint native-task">{child.task}</p>}
+      {child.summary !== null && <p class="last-reply">{child.summary}</p>}
     </li>
   );
 }

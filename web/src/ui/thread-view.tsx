@@ -9,6 +9,7 @@ import {
   type ThreadRead,
   type ThreadShell,
   type ThreadUsage,
+  type NativeSubagent,
   type TimelineItem,
 } from "../api/types.js";
 import { newestAnswers } from "../model/fresh-reads.js";
@@ -72,11 +73,6 @@ function keepNewest(
   if (items.length <= TIMELINE_WINDOW) return { items, earlierPosition, laterPosition };
   const kept = items.slice(items.length - TIMELINE_WINDOW);
   return { items: kept, earlierPosition: kept[0]!.position, laterPosition };
-}
-
-/** A sub-agent the provider ran on its own (observed, no thread); children with threads have their own rows. */
-function isNativeSubagent(item: TimelineItem): boolean {
-  return item.kind === "subagent" && item.details.childThreadId === undefined && item.details.taskId === undefined;
 }
 
 /** Text the agent is writing now: shown as it streams, replaced by the item once it completes. */
@@ -157,7 +153,7 @@ export function ThreadView(props: {
   );
   const [forking, setForking] = useState(false);
   const [renaming, setRenaming] = useState(false);
-  const [nativeSubagents, setNativeSubagents] = useState<readonly TimelineItem[]>([]);
+  const [nativeSubagents, setNativeSubagents] = useState<readonly NativeSubagent[]>([]);
   const [failureReasons, setFailureReasons] = useState<ReadonlyMap<string, string>>(new Map());
   const [remoteTasks, setRemoteTasks] = useState<readonly RemoteTask[]>([]);
   const [now, setNow] = useState(Date.now());
@@ -231,7 +227,7 @@ export function ThreadView(props: {
     void api<ThreadRead>("GET", `${path}${query({ view: "activity", limit: 200, beforePosition: NEWEST })}`)
       .then((read) => {
         if (cancelled) return;
-        setNativeSubagents(read.items.filter(isNativeSubagent));
+        setNativeSubagents(read.nativeSubagents ?? []);
         setFailureReasons(childFailureReasons(read.items));
       })
       .catch(() => !cancelled && setNativeSubagents([]));

@@ -24,6 +24,7 @@ import { ProfileLibrary } from "../profiles/profile-library.js";
 import { checkProfileSupport } from "../profiles/profile-harness.js";
 import { TaskCreation } from "./task-creation.js";
 import { taskView, type DelegateTaskResult } from "./task-view.js";
+import { nativeSubagentsOfThread } from "../native-subagents.js";
 import { taskWork } from "../../engine/task-work.js";
 
 export type { DelegateTaskInput, WaitControl } from "./delegate-task-input.js";
@@ -66,12 +67,17 @@ export class DelegatedTaskService {
     return await taskView(this.engine.reader, task, this.links, waitTimedOut);
   }
 
-  /** Adds the task's usage (own and whole tree), its budget, the budget that stopped it, and the child's change set. */
+  /**
+   * Adds the task's usage (own and whole tree), the provider-native sub-agents its child's turns
+   * spawned, its budget, the budget that stopped it, and the child's change set.
+   */
   private async withUsage(view: DelegateTaskResult): Promise<DelegateTaskResult> {
     const task = (await this.engine.reader.get("delegatedTask", view.taskId))!;
+    const nativeSubagents = await nativeSubagentsOfThread(this.engine.store, task.childThreadId);
     return {
       ...view,
       usage: await this.usage.task(task.id),
+      ...(nativeSubagents.length > 0 ? { nativeSubagents } : {}),
       budget: await this.usage.taskBudget(task.id),
       budgetStop: await this.usage.budgetStopOf(task),
       changes: await this.changeSets.view(task.childThreadId),

@@ -1,3 +1,4 @@
+import type { NativeSubagentView } from "../native-subagents.js";
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import { isTerminalRunStatus, type DelegatedTaskRecord, type RunRecord } from "../../store/records.js";
 import { derive } from "../../util/ids.js";
@@ -35,6 +36,8 @@ export interface DelegateTaskResult {
   waitTimedOut: boolean;
   /** The child thread's own usage and its whole tree's (live: each turn adds its usage when it ends). */
   usage?: TreeUsage;
+  /** The provider-native sub-agents the child's turns spawned (observed; their usage is in `usage` already). */
+  nativeSubagents?: NativeSubagentView[];
   /** The task's own budget, or null when it has none. */
   budget?: BudgetView | null;
   /** The budget that stopped the task (its own or one above it), or null. */

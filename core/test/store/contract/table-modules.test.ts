@@ -5,6 +5,7 @@ import { AttemptsTable } from "../../../src/store/tables/attempts.js";
 import { BudgetsTable } from "../../../src/store/tables/budgets.js";
 import { DelegatedTasksTable } from "../../../src/store/tables/delegated-tasks.js";
 import { ItemsTable } from "../../../src/store/tables/items.js";
+import { NativeSubagentItemsTable } from "../../../src/store/tables/native-subagent-items.js";
 import { type CredentialKind, McpCredentialsTable } from "../../../src/store/tables/mcp-credentials.js";
 import { ProviderSessionsTable } from "../../../src/store/tables/provider-sessions.js";
 import { ReachAuditTable } from "../../../src/store/tables/reach-audit.js";
@@ -214,6 +215,32 @@ describe.each(backends)("store contract ($name): the table modules' named querie
 
     const inside = await store.transactionAsync(async (work) => {
       work.append(null, projections);
+      return readAll(work.tableHost);
+    });
+    expect(inside).toEqual(expected);
+    expect(await readAll(store.tableHost)).toEqual(expected);
+  });
+
+  it("finds the subagent items among a thread's newest positions only (inside a unit of work and after)", async () => {
+    const subagentItem = (id: string, position: number) =>
+      partial("item", { ...item(id, "t1", position, id).record, kind: "subagent" });
+    const records = [
+      project("p1", "one"),
+      thread("t1", "p1", "the parent"),
+      subagentItem("s1", 1),
+      item("m2", "t1", 2, "between", "user_message"),
+      subagentItem("s3", 3),
+      item("m4", "t1", 4, "after"),
+      item("m5", "t1", 5, "last"),
+    ];
+    const readAll = async (host: StoreHarness["tableHost"]) => {
+      const ids = async (window: number, limit: number) =>
+        (await new NativeSubagentItemsTable(host).newest("t1", window, limit)).map((row) => JSON.parse(row.data).id);
+      return { wide: await ids(10, 10), narrow: await ids(3, 10), first: await ids(10, 1), none: await ids(2, 10) };
+    };
+    const expected = { wide: ["s3", "s1"], narrow: ["s3"], first: ["s3"], none: [] };
+    const inside = await store.transactionAsync(async (work) => {
+      work.append(null, records);
       return readAll(work.tableHost);
     });
     expect(inside).toEqual(expected);

@@ -1307,6 +1307,69 @@ export interface components {
                     };
                 };
             };
+            /** @description Switchyard: the provider's own sub-agents the child thread's turns spawned (the newest 20), each under its runId; observed, never orchestrator-owned, and their usage already in usage. Absent when there are none. */
+            nativeSubagents?: {
+                /**
+                 * @description Always provider_native: the provider's own sub-agent, observed, never an orchestrator-owned child.
+                 * @constant
+                 */
+                origin: "provider_native";
+                /** @description Its timeline item in the parent thread. */
+                itemId: string;
+                /** @description The provider's id for it (never a Switchyard id). */
+                nativeId: string;
+                /** @description The parent's run whose turn spawned it. */
+                runId: string | null;
+                title: string;
+                /** @enum {string} */
+                status: "running" | "completed" | "failed";
+                /** @description The provider it ran on: the parent's. */
+                providerInstanceId: string | null;
+                /** @description Its model, when the provider said. */
+                model: string | null;
+                /** @description Its agent type or role as the provider names it. */
+                agentType: string | null;
+                /** @description The instructions the parent gave it (the first 500 characters). */
+                task: string | null;
+                /** @description The length of the task as kept. */
+                taskChars: number | null;
+                /** @description Its result summary (the first 1,000 characters), when finished. */
+                summary: string | null;
+                /** @description The parent's tool call item that spawned it, when one did. */
+                parentItemId: string | null;
+                nativeThreadId: string | null;
+                /** @description What it used, when the provider reports usage per sub-agent; null when it does not. */
+                usage: {
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    };
+                    costUsd: number | null;
+                    /**
+                     * @description A breakdown of the parent turn's usage, already in every total: never add it again.
+                     * @constant
+                     */
+                    countedIn: "parent_turn";
+                } | null;
+                /** @description Its transcript where the harness gives it; the whole kept transcript is the item's transcript part. */
+                transcript: {
+                    /** @description Messages kept (the newest 40, each up to 2,000 characters). */
+                    messages: number;
+                    /** @description Older messages dropped to keep the bound. */
+                    dropped: number;
+                    latest: {
+                        /** @enum {string} */
+                        role: "user" | "assistant";
+                        text: string;
+                    } | null;
+                };
+                createdAt: string;
+                updatedAt: string;
+            }[];
             /** @description Switchyard: the task's own budget (tokens, costUsd, wallClockMs), what its tree used and what is left. */
             budget?: {
                 /** @enum {string} */
@@ -1643,6 +1706,69 @@ export interface components {
                     };
                 };
             };
+            /** @description Switchyard: the provider's own sub-agents this thread's turns spawned (the newest 20, oldest first), each under its runId; observed, never orchestrator-owned. Absent when there are none (or the read's character budget left no room). */
+            nativeSubagents?: {
+                /**
+                 * @description Always provider_native: the provider's own sub-agent, observed, never an orchestrator-owned child.
+                 * @constant
+                 */
+                origin: "provider_native";
+                /** @description Its timeline item in the parent thread. */
+                itemId: string;
+                /** @description The provider's id for it (never a Switchyard id). */
+                nativeId: string;
+                /** @description The parent's run whose turn spawned it. */
+                runId: string | null;
+                title: string;
+                /** @enum {string} */
+                status: "running" | "completed" | "failed";
+                /** @description The provider it ran on: the parent's. */
+                providerInstanceId: string | null;
+                /** @description Its model, when the provider said. */
+                model: string | null;
+                /** @description Its agent type or role as the provider names it. */
+                agentType: string | null;
+                /** @description The instructions the parent gave it (the first 500 characters). */
+                task: string | null;
+                /** @description The length of the task as kept. */
+                taskChars: number | null;
+                /** @description Its result summary (the first 1,000 characters), when finished. */
+                summary: string | null;
+                /** @description The parent's tool call item that spawned it, when one did. */
+                parentItemId: string | null;
+                nativeThreadId: string | null;
+                /** @description What it used, when the provider reports usage per sub-agent; null when it does not. */
+                usage: {
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    };
+                    costUsd: number | null;
+                    /**
+                     * @description A breakdown of the parent turn's usage, already in every total: never add it again.
+                     * @constant
+                     */
+                    countedIn: "parent_turn";
+                } | null;
+                /** @description Its transcript where the harness gives it; the whole kept transcript is the item's transcript part. */
+                transcript: {
+                    /** @description Messages kept (the newest 40, each up to 2,000 characters). */
+                    messages: number;
+                    /** @description Older messages dropped to keep the bound. */
+                    dropped: number;
+                    latest: {
+                        /** @enum {string} */
+                        role: "user" | "assistant";
+                        text: string;
+                    } | null;
+                };
+                createdAt: string;
+                updatedAt: string;
+            }[];
             /** @description Switchyard: the thread's own workspace and whether it holds changes (absent: it shares its parent's or the project's); read_changes shows the diff. */
             changes?: {
                 workspaceId: string;
@@ -1691,7 +1817,7 @@ export interface components {
             kind: string;
             status: string;
             /** @enum {string} */
-            part: "text" | "output" | "input";
+            part: "text" | "output" | "input" | "transcript";
             offset: number;
             /** @description This page of the part (empty when the item has no such part). */
             text: string;
@@ -2081,6 +2207,69 @@ export interface components {
                     };
                 };
             };
+            /** @description Switchyard: the provider's own sub-agents the child thread's turns spawned (the newest 20), each under its runId; observed, never orchestrator-owned, and their usage already in usage. Absent when there are none. */
+            nativeSubagents?: {
+                /**
+                 * @description Always provider_native: the provider's own sub-agent, observed, never an orchestrator-owned child.
+                 * @constant
+                 */
+                origin: "provider_native";
+                /** @description Its timeline item in the parent thread. */
+                itemId: string;
+                /** @description The provider's id for it (never a Switchyard id). */
+                nativeId: string;
+                /** @description The parent's run whose turn spawned it. */
+                runId: string | null;
+                title: string;
+                /** @enum {string} */
+                status: "running" | "completed" | "failed";
+                /** @description The provider it ran on: the parent's. */
+                providerInstanceId: string | null;
+                /** @description Its model, when the provider said. */
+                model: string | null;
+                /** @description Its agent type or role as the provider names it. */
+                agentType: string | null;
+                /** @description The instructions the parent gave it (the first 500 characters). */
+                task: string | null;
+                /** @description The length of the task as kept. */
+                taskChars: number | null;
+                /** @description Its result summary (the first 1,000 characters), when finished. */
+                summary: string | null;
+                /** @description The parent's tool call item that spawned it, when one did. */
+                parentItemId: string | null;
+                nativeThreadId: string | null;
+                /** @description What it used, when the provider reports usage per sub-agent; null when it does not. */
+                usage: {
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    };
+                    costUsd: number | null;
+                    /**
+                     * @description A breakdown of the parent turn's usage, already in every total: never add it again.
+                     * @constant
+                     */
+                    countedIn: "parent_turn";
+                } | null;
+                /** @description Its transcript where the harness gives it; the whole kept transcript is the item's transcript part. */
+                transcript: {
+                    /** @description Messages kept (the newest 40, each up to 2,000 characters). */
+                    messages: number;
+                    /** @description Older messages dropped to keep the bound. */
+                    dropped: number;
+                    latest: {
+                        /** @enum {string} */
+                        role: "user" | "assistant";
+                        text: string;
+                    } | null;
+                };
+                createdAt: string;
+                updatedAt: string;
+            }[];
             /** @description Switchyard: the task's own budget (tokens, costUsd, wallClockMs), what its tree used and what is left. */
             budget?: {
                 /** @enum {string} */
@@ -3227,8 +3416,8 @@ export interface operations {
     readThreadItem: {
         parameters: {
             query?: {
-                /** @description text (default): the item's text; output: a tool call's output; input: a tool call's arguments as indented JSON. */
-                part?: "text" | "output" | "input";
+                /** @description text (default): the item's text; output: a tool call's output; input: a tool call's arguments as indented JSON; transcript: a provider-native sub-agent's kept transcript, one `role: text` paragraph a message. */
+                part?: "text" | "output" | "input" | "transcript";
                 /** @description Where the page starts, in characters (default 0); pass nextOffset to read on. */
                 offset?: number;
                 /** @description Characters in the page (default and most 20000). */
