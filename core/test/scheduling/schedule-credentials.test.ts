@@ -38,7 +38,7 @@ describe("scheduled tasks never outlive the credential that made them", () => {
   afterAll(async () => lab.stop());
 
   const issue = (options: { capabilities?: CredentialCapability[]; ceiling?: ModeCeiling; ttlMs?: number } = {}) =>
-    lab.registry.issueClientToken({
+    lab.registry.issueClientTokenAsync({
       ttlMs: options.ttlMs ?? 30 * 86_400_000,
       capabilities: options.capabilities ?? ["orchestration:operate"],
       label: `t${++tokens}`,
@@ -64,7 +64,7 @@ describe("scheduled tasks never outlive the credential that made them", () => {
   };
 
   it("pauses a token's tasks when `switchyard token revoke` runs beside the server, says how many, and resumes one under the resumer's token", async () => {
-    const maker = issue();
+    const maker = await issue();
     const makerClient = await clientOf(maker.token);
     const task = await interval(makerClient);
     expect(task.authority).toEqual({ kind: "token", id: maker.id, state: "active" });
@@ -76,7 +76,7 @@ describe("scheduled tasks never outlive the credential that made them", () => {
     expect(revoked.stdout).toContain(`Revoked ${maker.id}`);
     expect(revoked.stdout).toContain("Paused 1 scheduled task that ran under it");
 
-    const operator = await clientOf(issue().token);
+    const operator = await clientOf((await issue()).token);
     const paused = await taskAs(operator, task.scheduledTaskId);
     expect(paused).toMatchObject({
       enabled: false,
@@ -89,9 +89,9 @@ describe("scheduled tasks never outlive the credential that made them", () => {
     expect(started(task.scheduledTaskId)).toBe(1);
 
     // Resuming takes operate, and modes at least as broad as the task's (the maker's ceiling was the broadest).
-    const reader = await clientOf(issue({ capabilities: ["orchestration:read"] }).token);
+    const reader = await clientOf((await issue({ capabilities: ["orchestration:read"] })).token);
     const narrow = await clientOf(
-      issue({ ceiling: { runtimeMode: "approval-required", interactionMode: "default" } }).token,
+      (await issue({ ceiling: { runtimeMode: "approval-required", interactionMode: "default" } })).token,
     );
     expect(
       await callTool(reader, "schedule_task", { scheduledTaskId: task.scheduledTaskId, enabled: true }),
@@ -112,7 +112,7 @@ describe("scheduled tasks never outlive the credential that made them", () => {
   });
 
   it("pauses a task at its next firing once its token expired, and a webhook task at its next request once its token was revoked", async () => {
-    const shortLived = issue({ ttlMs: 10 * 60_000 });
+    const shortLived = await issue({ ttlMs: 10 * 60_000 });
     const client = await clientOf(shortLived.token);
     const timed = await interval(client);
     const hook = await mustCall<Task>(client, "schedule_task", {
@@ -139,7 +139,7 @@ describe("scheduled tasks never outlive the credential that made them", () => {
     // A webhook whose token was revoked without its tasks being paused (the registry only):
     // the next request pauses it and is recorded as skipped, starting nothing. Work that reads
     // awaited (issue 33) may still hold a transaction open: the token is written in the store's turn.
-    const webhookMaker = await lab.host.store.writeAsync(() => issue());
+    const webhookMaker = await issue();
     const makerClient = await clientOf(webhookMaker.token);
     const revokedHook = await mustCall<Task>(makerClient, "schedule_task", {
       projectId: lab.projectId,
@@ -165,7 +165,7 @@ describe("scheduled tasks never outlive the credential that made them", () => {
   });
 
   it("binds an agent's task to the credential that started its thread's tree, not to the agent's own session credential", async () => {
-    const starter = issue();
+    const starter = await issue();
     const starterClient = await clientOf(starter.token);
     const created = await mustCall<{ threads: { thread: { threadId: string } }[] }>(starterClient, "create_threads", {
       projectId: lab.projectId,
@@ -208,7 +208,7 @@ describe("scheduled tasks never outlive the credential that made them", () => {
   });
 
   it("pauses a task that records no credential (made before tasks recorded one), lists why, and the owner resumes it with the CLI", async () => {
-    const client = await clientOf(issue().token);
+    const client = await clientOf((await issue()).token);
     const made = await mustCall<Task>(client, "schedule_task", {
       projectId: lab.projectId,
       target: { providerInstanceId: "alpha" },

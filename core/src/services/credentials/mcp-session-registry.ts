@@ -91,6 +91,29 @@ export interface ClientAttachment {
   readonly roots: readonly string[] | null;
 }
 
+/** What `issueClientToken` is asked for (see there). */
+export interface ClientTokenRequest {
+  readonly ttlMs: number;
+  readonly capabilities: readonly CredentialCapability[];
+  readonly label?: string | null;
+  readonly projects?: ProjectScope;
+  readonly ceiling?: ModeCeiling;
+  /** The connection `switchyard connect` issues it for (its project folder is where its work goes by default). */
+  readonly connection?: ClientConnection;
+  /** Held by one command while it runs and revoked when it ends (listed only on request). */
+  readonly ephemeral?: boolean;
+}
+
+/** A client token just issued: the only time its secret is shown. */
+export interface IssuedClientToken {
+  id: string;
+  token: string;
+  expiresAt: string;
+  capabilities: CredentialCapability[];
+  projects: ProjectScope;
+  ceiling: ModeCeiling;
+}
+
 /** What a linked environment says about its caller: its environment id and the calling thread there. */
 export interface RemoteCaller {
   readonly environmentId: string | null;
@@ -305,24 +328,26 @@ export class McpSessionRegistry implements McpGrantIssuer {
    * modes; `switchyard token issue` always passes one): work it creates without naming modes
    * gets the ceiling's modes, and it cannot change a thread whose modes are broader.
    */
-  issueClientToken(options: {
-    ttlMs: number;
-    capabilities: readonly CredentialCapability[];
-    label?: string | null;
-    projects?: ProjectScope;
-    ceiling?: ModeCeiling;
-    /** The connection `switchyard connect` issues it for (its project folder is where its work goes by default). */
-    connection?: ClientConnection;
-    /** Held by one command while it runs and revoked when it ends (listed only on request). */
-    ephemeral?: boolean;
-  }): {
-    id: string;
-    token: string;
-    expiresAt: string;
-    capabilities: CredentialCapability[];
-    projects: ProjectScope;
-    ceiling: ModeCeiling;
-  } {
+  issueClientToken(options: ClientTokenRequest): IssuedClientToken {
+    const { row, issued } = this.clientToken(options);
+    // Synchronous, as its callers are (the CLI's own host, `connect`, tests' set-up): refused
+    // (store_async_transaction_open) should one ever run beside a command of this store.
+    this.table.insertNow(row);
+    return issued;
+  }
+
+  /**
+   * {@link issueClientToken} for a caller in a process whose engine may be running a command (a
+   * serving host): the write waits its turn among the store's transactions instead of being
+   * refused beside one.
+   */
+  async issueClientTokenAsync(options: ClientTokenRequest): Promise<IssuedClientToken> {
+    const { row, issued } = this.clientToken(options);
+    await this.store.writeAsync(() => this.table.insert(row));
+    return issued;
+  }
+
+  private clientToken(options: ClientTokenRequest): { row: NewCredential; issued: IssuedClientToken } {
     const requested = new Set(options.capabilities);
     if (
       requested.has("orchestration:operate") ||
@@ -355,16 +380,16 @@ export class McpSessionRegistry implements McpGrantIssuer {
       options.ttlMs,
       { threadId: null, providerSessionId: null },
     );
-    // Synchronous, as its callers are (the CLI's own host, `connect`, tests' set-up): refused
-    // (store_async_transaction_open) should one ever run beside a command of this store.
-    this.table.insertNow(issued.row);
     return {
-      id: issued.id,
-      token: issued.token,
-      expiresAt: new Date(issued.expiresAt).toISOString(),
-      capabilities,
-      projects,
-      ceiling,
+      row: issued.row,
+      issued: {
+        id: issued.id,
+        token: issued.token,
+        expiresAt: new Date(issued.expiresAt).toISOString(),
+        capabilities,
+        projects,
+        ceiling,
+      },
     };
   }
 
