@@ -534,6 +534,7 @@ class ScriptedSession {
           }),
         );
         const status = native.status ?? "completed";
+        if (status === "running") return { kind: "continue", result: `sub-agent ${step.title} started` };
         this.emit({
           type: "subagent.observed",
           ...known,

@@ -16,7 +16,8 @@ import type { TurnUsageReport } from "@switchyard/spec";
  * - `@@effort`                answer with the reasoning effort the turn was given
  * - `@@subagent <title>`      report a provider-native sub-agent
  * - `@@subagent {json}`       report one with what a rich harness reports: `title`, `task`,
- *                             `agentType`, `model`, `status` (`completed`|`failed`), `usage`
+ *                             `agentType`, `model`, `status` (`completed`|`failed`, or
+ *                             `running`: it is spawned and never reported ended), `usage`
  *                             (a usage report, on its final event), `messages` (its transcript,
  *                             `[{ "role": "user"|"assistant", "text": … }]`) and `toolCall`
  *                             (true: the parent's tool call that spawned it is reported too)
@@ -66,7 +67,8 @@ export interface NativeSubagentScript {
   readonly task?: string;
   readonly agentType?: string;
   readonly model?: string;
-  readonly status?: "completed" | "failed";
+  /** How it ends; `running`: it never does (a harness that leaves its turn's end to the host). */
+  readonly status?: "completed" | "failed" | "running";
   readonly usage?: TurnUsageReport;
   readonly messages?: readonly { readonly role: "user" | "assistant"; readonly text: string }[];
   readonly toolCall?: boolean;
