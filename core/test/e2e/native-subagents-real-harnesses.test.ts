@@ -63,6 +63,68 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
     { instance: "opencode", tool: "task", agentType: "general", model: "fake-model" },
   ];
 
+  type PendingRequest = {
+    requestId: string;
+    kind: string;
+    approval: { title: string } | null;
+    nativeSubagent?: { nativeId: string; itemId: string; title: string | null };
+  };
+
+  for (const { instance, tool, agentType } of cases) {
+    it(`${instance}: an approval its ${tool} tool's child asks reaches the attention inbox naming that child`, async () => {
+      const root = await lab.liveAgent({ instance: "hub" });
+      const approver = await lab.client(["orchestration:read", "orchestration:operate", "orchestration:approve"]);
+      const spawn = {
+        description: "shell helper",
+        prompt: `helper task @@shell echo from-the-${instance}-child @@then @@reply child saw {{output}}`,
+        subagent_type: agentType,
+      };
+      const task = await mustCall<DelegateTaskResult>(root.client, "delegate_task", {
+        task: `spawn @@tool ${tool} ${JSON.stringify(spawn)} @@then @@reply main is done`,
+        title: `${instance} child asks`,
+        mode: "async",
+        target: { providerInstanceId: instance },
+        runtimeMode: "approval-required",
+      });
+      // Approve whatever is asked (the spawning call itself may ask first) until the task ends,
+      // keeping what the inbox showed.
+      const seen: PendingRequest[] = [];
+      for (let round = 0; lab.host.store.get("delegatedTask", task.taskId)!.finalizedAt === null; round += 1) {
+        if (round > 1_800) throw new Error(`the task never ended; requests seen: ${JSON.stringify(seen)}`);
+        const { requests } = await mustCall<{ requests: PendingRequest[] }>(approver, "t3_pending_request", {
+          threadId: task.childThreadId,
+          action: "list",
+        });
+        for (const request of requests) {
+          seen.push(request);
+          await mustCall(approver, "t3_pending_request", {
+            threadId: task.childThreadId,
+            action: "respond",
+            requestId: request.requestId,
+            decision: "accept",
+          });
+        }
+        if (requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const shell = seen.find((request) => request.approval?.title.includes(`from-the-${instance}-child`));
+      expect(shell, JSON.stringify(seen)).toBeDefined();
+      const children = (await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId }))
+        .nativeSubagents!;
+      expect(children).toHaveLength(1);
+      expect(shell!.nativeSubagent).toEqual({
+        nativeId: children[0]!.nativeId,
+        itemId: children[0]!.itemId,
+        title: "shell helper",
+      });
+      // The thread's own requests (any the spawning call asked) name no child.
+      for (const request of seen.filter((entry) => entry !== shell)) expect(request.nativeSubagent).toBeUndefined();
+      // The stored request keeps it (what the event stream's request.opened shows).
+      expect(lab.host.store.get("runtimeRequest", shell!.requestId)!.nativeSubagent).toEqual(shell!.nativeSubagent);
+      expect(children[0]).toMatchObject({ status: "completed", summary: expect.stringContaining("child saw") });
+      root.release();
+    }, 300_000);
+  }
+
   for (const { instance, tool, agentType, model } of cases) {
     it(`${instance}: its ${tool} tool's children show under the task with model, status and usage, and task_cancel ends the running one`, async () => {
       const root = await lab.liveAgent({ instance: "hub" });

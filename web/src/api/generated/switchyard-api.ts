@@ -1487,6 +1487,12 @@ export interface components {
                     decision: "accept" | "accept_for_session" | "decline" | "cancel";
                 }[];
             } | null;
+            /** @description The provider's own (native) sub-agent that asked through this thread's session: its provider id, its subagent timeline item and title. Absent when the thread's agent itself asked. */
+            nativeSubagent?: {
+                nativeId: string;
+                itemId: string;
+                title: string | null;
+            };
             createdAt: string;
             resolvedAt: string | null;
         } & {
