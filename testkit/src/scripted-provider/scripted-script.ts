@@ -20,7 +20,8 @@ import type { TurnUsageReport } from "@switchyard/spec";
  *                             `running`: it is spawned and never reported ended), `usage`
  *                             (a usage report, on its final event), `messages` (its transcript,
  *                             `[{ "role": "user"|"assistant", "text": … }]`) and `toolCall`
- *                             (true: the parent's tool call that spawned it is reported too)
+ *                             (true: the parent's tool call that spawned it is reported too),
+ *                             `approve` (a command the child asks approval for, naming itself)
  * - `@@plan <text>`           propose a plan
  * - `@@refuse-steers`         the turn refuses every steer (like a provider whose turn is
  *                             between steps), so the host's fallback path runs
@@ -72,6 +73,8 @@ export interface NativeSubagentScript {
   readonly usage?: TurnUsageReport;
   readonly messages?: readonly { readonly role: "user" | "assistant"; readonly text: string }[];
   readonly toolCall?: boolean;
+  /** A command the child asks approval for through the parent's session (naming the child), before it ends. */
+  readonly approve?: string;
 }
 
 /** A parsed message: steps in order and the free text around them. */

@@ -59,7 +59,7 @@ export function RequestCard(props: {
       {request.nativeSubagent !== undefined && (
         <p class="request-origin" data-native-subagent={request.nativeSubagent.nativeId}>
           Asked by the provider's own sub-agent <b>{request.nativeSubagent.title ?? request.nativeSubagent.nativeId}</b>{" "}
-          <span class="badge">native</span>
+          <span class="badge badge-native">native</span>
         </p>
       )}
       {request.approval !== null ? (
