@@ -2,9 +2,11 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createClaudeHome,
+  createCodexHome,
   createOpenCodeHome,
   ScriptedModelServer,
   type ClaudeHome,
+  type CodexHome,
   type OpenCodeHome,
 } from "@switchyard/testkit";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
@@ -23,6 +25,7 @@ import { until } from "../support/until.js";
 // no read may show as running afterwards.
 const CLAUDE_PLUGIN = fileURLToPath(new URL("../../../plugins/claude", import.meta.url));
 const OPENCODE_PLUGIN = fileURLToPath(new URL("../../../plugins/opencode", import.meta.url));
+const CODEX_PLUGIN = fileURLToPath(new URL("../../../plugins/codex", import.meta.url));
 
 type StatusResult = DelegateTaskResult & { nativeSubagents?: NativeSubagentView[] };
 
@@ -30,14 +33,16 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
   let server: ScriptedModelServer;
   let claudeHome: ClaudeHome;
   let openCodeHome: OpenCodeHome;
+  let codexHome: CodexHome;
   let lab: McpLab;
 
   beforeAll(async () => {
     server = await ScriptedModelServer.start();
     claudeHome = await createClaudeHome({ modelServerUrl: server.url, model: "claude-fake" });
     openCodeHome = await createOpenCodeHome({ modelServerUrl: server.url });
+    codexHome = await createCodexHome({ modelServerUrl: server.url });
     lab = await McpLab.start({
-      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, CLAUDE_PLUGIN, OPENCODE_PLUGIN],
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, CLAUDE_PLUGIN, OPENCODE_PLUGIN, CODEX_PLUGIN],
       providers: ({ home, gateDir }) => [
         scriptedInstance("hub", { gateDir, stateDir: `${home}/scripted-state` }),
         { id: "claude", driver: "claude", homePath: claudeHome.home, environment: claudeHome.env },
@@ -47,6 +52,7 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
           options: { configFile: openCodeHome.configPath },
           environment: openCodeHome.env,
         },
+        { id: "codex", driver: "codex", homePath: codexHome.home, environment: codexHome.env },
       ],
     });
   }, 120_000);
@@ -55,6 +61,7 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
     await lab?.stop();
     await claudeHome?.cleanup();
     await openCodeHome?.cleanup();
+    await codexHome?.cleanup();
     await server?.close();
   }, 60_000);
 
@@ -62,6 +69,58 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
     { instance: "claude", tool: "Agent", agentType: "general-purpose", model: "claude-fake" },
     { instance: "opencode", tool: "task", agentType: "general", model: "fake-model" },
   ];
+
+  // Codex's multi-agent children run beside its turn (spawn_agent returns at once), report no
+  // usage of their own (`subagents.reportsUsage: false`: counted in the parent turn only) and
+  // carry their own thread ids. The parent turn is held so the held child is still its own.
+  it("codex: its spawn_agent children show under the task with status and no usage of their own, and task_cancel ends the running one", async () => {
+    const root = await lab.liveAgent({ instance: "hub" });
+    const quick = "sub task @@reply sub answer 7";
+    const slow = "long sub task @@hold codex-native-held @@reply never reached";
+    const task = await mustCall<DelegateTaskResult>(root.client, "delegate_task", {
+      task:
+        `spawn @@tool spawn_agent ${JSON.stringify({ message: quick })} @@then ` +
+        `@@tool spawn_agent ${JSON.stringify({ message: slow })} @@then @@hold codex-parent-held @@reply main is done`,
+      title: "codex with native children",
+      mode: "async",
+      target: { providerInstanceId: "codex" },
+      runtimeMode: "full-access",
+    });
+    await server.waitForHold("codex-native-held", 180_000);
+    await server.waitForHold("codex-parent-held", 180_000);
+    const status = async () => await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId });
+    await until(
+      "the first child to finish",
+      () =>
+        lab.host.store
+          .select("item", "thread_id = ? AND kind = 'subagent'", [task.childThreadId])
+          .filter((item) => item.status === "completed").length === 1,
+      { attempts: 600, intervalMs: 100 },
+    );
+    const during = (await status()).nativeSubagents!;
+    expect(during.map((child) => [child.task, child.status])).toEqual([
+      [quick, "completed"],
+      [slow, "running"],
+    ]);
+    expect(during[0]).toMatchObject({
+      origin: "provider_native",
+      runId: task.childRunId,
+      providerInstanceId: "codex",
+      summary: expect.stringContaining("sub answer 7"),
+      usage: null,
+    });
+    expect(during[0]!.nativeThreadId).toBe(during[0]!.nativeId);
+
+    await mustCall(root.client, "task_cancel", { taskId: task.taskId, reason: "stop the tree" });
+    await until("the task to settle", () => lab.host.store.get("delegatedTask", task.taskId)!.finalizedAt !== null, {
+      attempts: 600,
+      intervalMs: 100,
+    });
+    expect((await status()).nativeSubagents!.map((child) => child.status)).toEqual(["completed", "failed"]);
+    server.release("codex-native-held");
+    server.release("codex-parent-held");
+    root.release();
+  }, 300_000);
 
   type PendingRequest = {
     requestId: string;
