@@ -3,6 +3,7 @@ import { decodeCapabilities, NO_CAPABILITIES, RUNTIME_MODES, type ProviderCapabi
 import {
   decideFork,
   decideMessageDispatch,
+  decideNativeSubagentStop,
   decideRunStop,
   decideSessionContinuation,
   decideTaskCancel,
@@ -588,5 +589,31 @@ describe("provider conduct (what orchestrator_capabilities lists): the decisions
                 expect(cancel.ok, label).toBe(conduct.interrupt === "running_turns");
               }
     expect(cases).toBe(2 * 2 * 2 * 3 * 2 * 3);
+  });
+});
+
+describe("native sub-agent stop policy: what stopping one costs, from the capability record alone", () => {
+  it("stops the parent's turn wherever a running turn can be stopped and the provider has native sub-agents; says why, per control", () => {
+    let cases = 0;
+    for (const native of ["none", "observed", "full"] as const)
+      for (const control of ["none", "observe", "stop", "steer"] as const)
+        for (const interrupt of [false, true]) {
+          cases += 1;
+          const capabilities = decodeCapabilities({
+            turns: { interrupt, terminalStatusQuality: "strong" },
+            subagents: { native, exposesChildThreadIds: false, control },
+          }).capabilities;
+          const label = JSON.stringify({ native, control, interrupt });
+          const decision = decideNativeSubagentStop(capabilities);
+          expect(decision.scope, label).toBe(native !== "none" && interrupt ? "parent_turn" : "none");
+          expect(describeProviderConduct(capabilities).nativeSubagentStop, label).toBe(decision.scope);
+          if (decision.scope === "parent_turn")
+            expect(decision.reason, label).toContain(
+              control === "stop" || control === "steer"
+                ? "no operation for it yet"
+                : "cannot stop one native sub-agent alone",
+            );
+        }
+    expect(cases).toBe(3 * 4 * 2);
   });
 });

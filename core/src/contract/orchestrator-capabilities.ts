@@ -146,6 +146,12 @@ export const OrchestratorCapabilitiesOutput = z.object({
         .describe(
           "What t3_thread_interrupt and task_cancel can stop: running turns, or only runs whose turn has not reached the provider yet (a running turn is refused: thread_not_interruptible, task_not_cancellable).",
         ),
+      nativeSubagentStop: z
+        .enum(["parent_turn", "none"])
+        .optional()
+        .describe(
+          "What stopping one of the provider's own (native) sub-agents costs: parent_turn, its parent's turn is stopped (t3_thread_interrupt or task_cancel on the parent), ending every native sub-agent of that turn; none, nothing stops them (no native sub-agents, or running turns cannot be stopped).",
+        ),
     }),
   ),
   profiles: z

@@ -30,6 +30,12 @@ export const PendingRequestView = z
       })
       .nullable()
       .describe("What an approval asks for; null for a question."),
+    nativeSubagent: z
+      .object({ nativeId: z.string(), itemId: z.string(), title: z.string().nullable() })
+      .optional()
+      .describe(
+        "The provider's own (native) sub-agent that asked through this thread's session: its provider id, its subagent timeline item and title. Absent when the thread's agent itself asked.",
+      ),
     createdAt: z.string(),
     resolvedAt: z.string().nullable(),
   })

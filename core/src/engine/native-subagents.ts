@@ -141,10 +141,15 @@ export async function recordNativeSubagent(
     ...turnItemBase(attempt),
     id,
     kind: "subagent",
-    status: event.status === "running" ? "in_progress" : event.status,
+    // A late `running` snapshot never reopens a child that ended (or that its turn's end closed).
+    status: event.status !== "running" ? event.status : ended(existing) ? existing!.status : "in_progress",
     text: event.title ?? existing?.text ?? "provider sub-agent",
     data,
   });
+}
+
+function ended(item: TimelineItemRecord | null): boolean {
+  return item !== null && item.status !== "in_progress" && item.status !== "pending";
 }
 
 /** Transcript messages of one native sub-agent not yet written to its item. */

@@ -12,6 +12,7 @@ import {
 } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
+import { endOpenNativeSubagents } from "./native-subagent-endings.js";
 import { ItemsTable } from "../store/tables/items.js";
 
 import type { ProjectionReader } from "./projection-reader.js";
@@ -318,6 +319,8 @@ export async function finishAttempt(
   if (attempt === null || ["completed", "failed", "interrupted", "cancelled"].includes(attempt.status)) return;
   ctx.put("attempt", { ...attempt, status, endedAt: ctx.now, error });
   const run = await ctx.require("run", attempt.runId);
+  // The turn is over, and so are the native sub-agents it ran (even if a restart follows).
+  await endOpenNativeSubagents(ctx, run, [attempt.id]);
   if (isTerminalRunStatus(run.status)) return;
   const restart = (await ctx.select("attempt", "run_id = ? AND status = 'pending'", [run.id])).find(
     (candidate) => candidate.restartOfAttemptId === attempt.id,
@@ -363,11 +366,16 @@ export async function finishRun(
     const item = await ctx.get("item", request.itemId);
     if (item !== null) ctx.put("item", { ...item, status: "cancelled", updatedAt: ctx.now });
   }
-  for (const attempt of await ctx.select("attempt", "run_id = ? AND status IN ('pending', 'starting', 'running')", [
+  const liveAttempts = await ctx.select("attempt", "run_id = ? AND status IN ('pending', 'starting', 'running')", [
     run.id,
-  ])) {
+  ]);
+  for (const attempt of liveAttempts)
     ctx.put("attempt", { ...attempt, status: status === "failed" ? "failed" : "cancelled", endedAt: ctx.now });
-  }
+  await endOpenNativeSubagents(
+    ctx,
+    run,
+    liveAttempts.filter((attempt) => attempt.status !== "pending").map((attempt) => attempt.id),
+  );
   await touchThread(ctx, run.threadId);
   for (const hook of ctx.hooks.runTerminal) await hook(ctx, ended);
   await startNextQueued(ctx, run.threadId);

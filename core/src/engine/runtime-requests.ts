@@ -1,7 +1,8 @@
 import type { AdapterEvent } from "../spec/index.js";
-import type { AttemptRecord, RuntimeRequestRecord } from "../store/records.js";
+import type { AttemptRecord, RuntimeRequestNativeOrigin, RuntimeRequestRecord } from "../store/records.js";
 import type { CommandContext } from "./command-context.js";
 import { putItem, setNodeStatus } from "./run-lifecycle.js";
+import { nativeSubagentItemId } from "./native-subagents.js";
 import { providerItemId, turnItemBase } from "./turn-items.js";
 
 // A turn's runtime requests (approvals, questions): opened by the provider's event, settled by
@@ -10,6 +11,21 @@ import { providerItemId, turnItemBase } from "./turn-items.js";
 /** The durable id of a runtime request. */
 export function runtimeRequestId(attemptId: string, nativeId: string): string {
   return `request:${attemptId}:${nativeId}`;
+}
+
+/**
+ * The native sub-agent a request came from, named by its item when the adapter reported it
+ * (a harness may ask for a child before it reports the child itself: then no title yet).
+ */
+async function nativeOriginOf(
+  ctx: CommandContext,
+  attempt: AttemptRecord,
+  nativeId: string | undefined,
+): Promise<RuntimeRequestNativeOrigin | null> {
+  if (nativeId === undefined) return null;
+  const itemId = nativeSubagentItemId(attempt.id, nativeId);
+  const item = await ctx.get("item", itemId);
+  return { nativeId, itemId, title: item?.text ?? null };
 }
 
 /** Opens a request the provider raised (once: a repeated event changes nothing), with its timeline item. */
@@ -24,6 +40,7 @@ export async function openRuntimeRequest(
   const request = event.request;
   const blocking = request.kind === "approval" ? true : request.blocking;
   const title = request.kind === "approval" ? request.title : request.questions.map((q) => q.question).join("\n");
+  const nativeSubagent = await nativeOriginOf(ctx, attempt, event.subagentNativeId);
   await putItem(ctx, {
     ...turnItemBase(attempt),
     id: itemId,
@@ -35,6 +52,7 @@ export async function openRuntimeRequest(
       requestKind: request.kind,
       ...(request.kind === "approval" ? { approvalKind: request.approvalKind } : {}),
       blocking,
+      ...(nativeSubagent !== null ? { nativeSubagent } : {}),
     },
   });
   const record: RuntimeRequestRecord = {
@@ -51,6 +69,7 @@ export async function openRuntimeRequest(
     request,
     response: null,
     itemId,
+    nativeSubagent,
     parentNotice: null,
     createdAt: ctx.now,
     resolvedAt: null,

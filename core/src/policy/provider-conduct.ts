@@ -1,7 +1,7 @@
 import type { ProviderCapabilities } from "../spec/index.js";
 import { decideFork } from "./fork.js";
 import { decideMessageDispatch } from "./message-dispatch.js";
-import { decideRunStop, decideTaskCancel, type StoppableRunView } from "./stopping.js";
+import { decideNativeSubagentStop, decideRunStop, decideTaskCancel, type StoppableRunView } from "./stopping.js";
 
 /**
  * What the shared policy does with work on one provider, as `orchestrator_capabilities` lists
@@ -24,6 +24,12 @@ export interface ProviderConduct {
    * `task_not_cancellable` when it is all a task has left).
    */
   readonly interrupt: "running_turns" | "unstarted_only";
+  /**
+   * What a stop aimed at one of the provider's own (native) sub-agents stops: its parent's turn
+   * (every native sub-agent of that turn ends with it), or nothing (`none`: no native
+   * sub-agents, or a running turn cannot be stopped).
+   */
+  readonly nativeSubagentStop: "parent_turn" | "none";
 }
 
 /** A turn that runs at the provider, neither stopping nor a maintenance command. */
@@ -61,5 +67,5 @@ export function describeProviderConduct(capabilities: ProviderCapabilities): Pro
   });
   // Both stop the same turn by the same rule; were they ever to disagree, the weaker answer is the honest one.
   const interrupt = interrupts && cancels.ok && cancels.stopsActiveRun ? "running_turns" : "unstarted_only";
-  return { steering, fork, interrupt };
+  return { steering, fork, interrupt, nativeSubagentStop: decideNativeSubagentStop(capabilities).scope };
 }

@@ -100,3 +100,37 @@ export function decideTaskCancel(query: TaskCancelQuery): TaskCancelDecision {
     reason: "The task has no active run, no queued turn and no unfinished delegated work.",
   };
 }
+
+/**
+ * How a stop reaches a provider's own (native) sub-agent: `parent_turn`, by stopping the turn
+ * of its parent that runs it (which ends every native sub-agent of that turn); `none`, not at
+ * all (the provider has none, or cannot stop a running turn: its children end with the turn).
+ */
+export interface NativeSubagentStopDecision {
+  readonly scope: "parent_turn" | "none";
+  readonly reason: string;
+}
+
+/**
+ * What stopping one native sub-agent costs on a provider. The adapter interface (spec v1) has
+ * no operation that stops one native child alone, so even a harness that could
+ * (`subagents.control: stop`/`steer`) is reached through its parent's turn: t3_thread_interrupt,
+ * the thread's Stop or task_cancel on the parent, by {@link decideRunStop}.
+ */
+export function decideNativeSubagentStop(capabilities: ProviderCapabilities): NativeSubagentStopDecision {
+  if (capabilities.subagents.native === "none")
+    return { scope: "none", reason: "The provider has no sub-agents of its own." };
+  if (!decideRunStop({ status: "running", reachedProvider: true }, capabilities).ok)
+    return {
+      scope: "none",
+      reason:
+        "The provider cannot interrupt a running turn, so nothing stops its native sub-agents: they end with their parent's turn.",
+    };
+  const alone = capabilities.subagents.control === "stop" || capabilities.subagents.control === "steer";
+  return {
+    scope: "parent_turn",
+    reason: alone
+      ? "The harness can stop one native sub-agent alone, but the adapter interface has no operation for it yet: stopping one stops its parent's turn, which ends every native sub-agent of that turn."
+      : "The harness cannot stop one native sub-agent alone (subagents.control: observe): stopping one stops its parent's turn, which ends every native sub-agent of that turn.",
+  };
+}

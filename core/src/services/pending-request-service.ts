@@ -41,6 +41,7 @@ function requestView(request: RuntimeRequestRecord) {
             detail: approval.detail ?? null,
             options: (approval.options ?? []).map((o) => ({ id: o.id, label: o.label, decision: o.decision })),
           },
+    ...(request.nativeSubagent ? { nativeSubagent: request.nativeSubagent } : {}),
     createdAt: request.createdAt,
     resolvedAt: request.resolvedAt,
   };

@@ -388,6 +388,14 @@ export interface ProviderSessionRecord {
 }
 
 /** A runtime request (approval or question) a provider raised. */
+/** The provider-native sub-agent a runtime request came from. */
+export interface RuntimeRequestNativeOrigin {
+  readonly nativeId: string;
+  /** Its `subagent` timeline item (may not exist when the harness asked before reporting it). */
+  readonly itemId: string;
+  readonly title: string | null;
+}
+
 export interface RuntimeRequestRecord {
   readonly id: string;
   readonly threadId: string;
@@ -404,6 +412,11 @@ export interface RuntimeRequestRecord {
   readonly response: RuntimeRequestResponse | null;
   /** The timeline item showing it. */
   readonly itemId: string;
+  /**
+   * The provider-native sub-agent that asked through its parent's session, when one did (the
+   * adapter's `subagentNativeId`): its id, its `subagent` item and title. Absent on older records.
+   */
+  readonly nativeSubagent?: RuntimeRequestNativeOrigin | null;
   /** How a sub-agent's question reached its parent: through its wait, steered, or a queued notice. */
   readonly parentNotice: {
     readonly mode: "wait" | "steered" | "queued" | "started";

@@ -8,6 +8,7 @@ interface ListedProvider {
   steering: string;
   fork: string;
   interrupt: string;
+  nativeSubagentStop?: string;
 }
 
 const ALL_MODES = ["approval-required", "auto-accept-edits", "full-access"];
@@ -112,6 +113,11 @@ describe("orchestrator_capabilities lists what the policy does (real endpoint, e
       await lab.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
     }
     agent.release();
+  });
+
+  it("lists what stopping a native sub-agent costs: the parent's turn where turns stop, nothing where they do not", async () => {
+    expect(listed.alpha!.nativeSubagentStop).toBe("parent_turn");
+    expect(listed.rigid!.nativeSubagentStop).toBe("none");
   });
 
   it("lists what t3_thread_interrupt can stop, and an interrupt of a running turn does exactly that", async () => {

@@ -6,6 +6,7 @@ import { scriptedInstance } from "../support/test-host.js";
 import type { DelegateTaskResult } from "../../src/services/delegation/task-view.js";
 import type { NativeSubagentView } from "../../src/services/native-subagents.js";
 import type { TreeUsage } from "../../src/services/usage/usage-service.js";
+import { PARENT_TURN_ENDED_SUMMARY } from "../../src/engine/native-subagent-endings.js";
 
 /**
  * Provider-native sub-agents through the real MCP endpoint, engine and SQLite: the scripted
@@ -32,6 +33,7 @@ describe("native sub-agents: recorded as observed children of the run that spawn
   afterAll(async () => lab.stop());
 
   type ReadResult = { usage: TreeUsage; nativeSubagents?: NativeSubagentView[]; runs: { runId: string }[] };
+  type StatusResult = DelegateTaskResult & { nativeSubagents?: NativeSubagentView[] };
 
   // 45 messages, the first one longer than a message's bound.
   const messages = [
@@ -119,6 +121,55 @@ describe("native sub-agents: recorded as observed children of the run that spawn
         .db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'item' AND entity_id = ?")
         .get(child.itemId),
     ).toEqual({ n: 2 });
+    root.release();
+  });
+
+  // A harness that leaves its children to its turn's end: spawned, never reported ended.
+  const unended = { title: "left open", model: "alpha-small", status: "running" };
+
+  it("ends a native child its harness never ended when its parent turn ends: failed, saying why", async () => {
+    const { thread } = await lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "alpha",
+      prompt: `@@subagent ${JSON.stringify(unended)} @@reply parent done`,
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    const { run } = await lab.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
+    expect(run?.status).toBe("completed");
+    const reader = await lab.client(["orchestration:read"]);
+    const read = await mustCall<ReadResult>(reader, "t3_thread_read", { threadId: thread.id });
+    expect(read.nativeSubagents).toHaveLength(1);
+    expect(read.nativeSubagents![0]).toMatchObject({
+      title: "left open",
+      status: "failed",
+      summary: PARENT_TURN_ENDED_SUMMARY,
+    });
+  });
+
+  it("a stop of the tree (task_cancel) ends a native child still running in the stopped turn", async () => {
+    const root = await lab.liveAgent({ instance: "alpha" });
+    const task = await mustCall<DelegateTaskResult>(root.client, "delegate_task", {
+      task: `@@subagent ${JSON.stringify(unended)} @@gate native-stop @@reply never`,
+      title: "stopped with a native child",
+      target: { providerInstanceId: "alpha" },
+      mode: "async",
+      clientRequestId: "native-stop",
+    });
+    const childItems = () => lab.host.store.select("item", "thread_id = ? AND kind = 'subagent'", [task.childThreadId]);
+    await lab.host.waiter.waitFor(() => (childItems().length === 1 ? true : null), { timeoutMs: 10_000 });
+    const running = await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId });
+    expect(running.nativeSubagents?.map((child) => child.status)).toEqual(["running"]);
+
+    await mustCall(root.client, "task_cancel", { taskId: task.taskId, reason: "stop the tree" });
+    await lab.host.waiter.waitFor(
+      () => (lab.host.store.get("delegatedTask", task.taskId)!.finalizedAt !== null ? true : null),
+      { timeoutMs: 10_000 },
+    );
+    const stopped = await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId });
+    expect(stopped.status).toBe("interrupted");
+    expect(stopped.nativeSubagents).toMatchObject([{ title: "left open", status: "failed" }]);
+    lab.release("native-stop");
     root.release();
   });
 

@@ -533,7 +533,29 @@ class ScriptedSession {
             text: message.text,
           }),
         );
+        if (native.approve !== undefined) {
+          if (!this.capabilities.runtimeRequests.approvals) throw new Error("approve needs runtimeRequests.approvals");
+          const requestId = `approval-${this.nextRequest++}`;
+          const answered = this.openRequest(turn, requestId);
+          this.emit({
+            type: "runtime_request.opened",
+            turnId,
+            requestId,
+            request: {
+              kind: "approval",
+              approvalKind: "command",
+              title: native.approve,
+              options: [
+                { id: "allow", label: "Allow", decision: "accept" },
+                { id: "deny", label: "Deny", decision: "decline" },
+              ],
+            },
+            subagentNativeId: nativeId,
+          });
+          await abortable(answered, signal);
+        }
         const status = native.status ?? "completed";
+        if (status === "running") return { kind: "continue", result: `sub-agent ${step.title} started` };
         this.emit({
           type: "subagent.observed",
           ...known,

@@ -16,10 +16,12 @@ import type { TurnUsageReport } from "@switchyard/spec";
  * - `@@effort`                answer with the reasoning effort the turn was given
  * - `@@subagent <title>`      report a provider-native sub-agent
  * - `@@subagent {json}`       report one with what a rich harness reports: `title`, `task`,
- *                             `agentType`, `model`, `status` (`completed`|`failed`), `usage`
+ *                             `agentType`, `model`, `status` (`completed`|`failed`, or
+ *                             `running`: it is spawned and never reported ended), `usage`
  *                             (a usage report, on its final event), `messages` (its transcript,
  *                             `[{ "role": "user"|"assistant", "text": … }]`) and `toolCall`
- *                             (true: the parent's tool call that spawned it is reported too)
+ *                             (true: the parent's tool call that spawned it is reported too),
+ *                             `approve` (a command the child asks approval for, naming itself)
  * - `@@plan <text>`           propose a plan
  * - `@@refuse-steers`         the turn refuses every steer (like a provider whose turn is
  *                             between steps), so the host's fallback path runs
@@ -66,10 +68,13 @@ export interface NativeSubagentScript {
   readonly task?: string;
   readonly agentType?: string;
   readonly model?: string;
-  readonly status?: "completed" | "failed";
+  /** How it ends; `running`: it never does (a harness that leaves its turn's end to the host). */
+  readonly status?: "completed" | "failed" | "running";
   readonly usage?: TurnUsageReport;
   readonly messages?: readonly { readonly role: "user" | "assistant"; readonly text: string }[];
   readonly toolCall?: boolean;
+  /** A command the child asks approval for through the parent's session (naming the child), before it ends. */
+  readonly approve?: string;
 }
 
 /** A parsed message: steps in order and the free text around them. */

@@ -56,6 +56,12 @@ export function RequestCard(props: {
           </a>
         )}
       </header>
+      {request.nativeSubagent !== undefined && (
+        <p class="request-origin" data-native-subagent={request.nativeSubagent.nativeId}>
+          Asked by the provider's own sub-agent <b>{request.nativeSubagent.title ?? request.nativeSubagent.nativeId}</b>{" "}
+          <span class="badge badge-native">native</span>
+        </p>
+      )}
       {request.approval !== null ? (
         <>
           <p class="request-title">

@@ -91,4 +91,25 @@ describeInChromium("native sub-agents in the Agents panel", () => {
     expect(await page.locator(".agents-panel h2 .count").innerText()).toBe("3");
     await screenshot(page, "native-subagents-agents-panel");
   });
+
+  it("shows in the attention inbox which native sub-agent asks for an approval", async () => {
+    const asking = { title: "cleanup helper", approve: "rm -rf build", status: "running" };
+    const { thread } = await lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "alpha",
+      runtimeMode: "full-access",
+      title: "Planner whose helper asks",
+      prompt: `@@subagent ${JSON.stringify(asking)} @@reply asked`,
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    await page.goto(`${lab.server.url}/inbox`);
+    const card = page.locator(".request").filter({ hasText: "rm -rf build" });
+    await card.waitFor(UI_WAIT);
+    const origin = card.locator("[data-native-subagent]");
+    expect(await origin.innerText()).toContain("Asked by the provider's own sub-agent cleanup helper");
+    const item = lab.host.store.select("item", "thread_id = ? AND kind = 'subagent'", [thread.id])[0]!;
+    expect(await origin.getAttribute("data-native-subagent")).toBe((item.data as { nativeId: string }).nativeId);
+    await screenshot(page, "native-subagent-approval-inbox");
+  });
 });

@@ -225,6 +225,7 @@ function requestData(request: RuntimeRequestRecord) {
         : { ...request.request, detail: detail.text, detailTruncated: detail.truncated },
     response: request.response,
     itemId: request.itemId,
+    ...(request.nativeSubagent ? { nativeSubagent: request.nativeSubagent } : {}),
     createdAt: request.createdAt,
     resolvedAt: request.resolvedAt,
   };

@@ -1487,6 +1487,12 @@ export interface components {
                     decision: "accept" | "accept_for_session" | "decline" | "cancel";
                 }[];
             } | null;
+            /** @description The provider's own (native) sub-agent that asked through this thread's session: its provider id, its subagent timeline item and title. Absent when the thread's agent itself asked. */
+            nativeSubagent?: {
+                nativeId: string;
+                itemId: string;
+                title: string | null;
+            };
             createdAt: string;
             resolvedAt: string | null;
         } & {
@@ -2681,6 +2687,11 @@ export interface components {
                  * @enum {string}
                  */
                 interrupt: "running_turns" | "unstarted_only";
+                /**
+                 * @description What stopping one of the provider's own (native) sub-agents costs: parent_turn, its parent's turn is stopped (t3_thread_interrupt or task_cancel on the parent), ending every native sub-agent of that turn; none, nothing stops them (no native sub-agents, or running turns cannot be stopped).
+                 * @enum {string}
+                 */
+                nativeSubagentStop?: "parent_turn" | "none";
             }[];
         };
         ProviderDoctor: {
