@@ -13,7 +13,7 @@ import { derive } from "../util/ids.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type TargetRequest } from "./provider-selection-service.js";
-import { topLevelProfileNotes } from "./profiles/profile-application.js";
+import { rootThreadBudget } from "./profiles/profile-application.js";
 import { checkProfileSupport } from "./profiles/profile-harness.js";
 import { ProfileLibrary } from "./profiles/profile-library.js";
 import { ReachOrigins } from "./reach/reach-origin.js";
@@ -153,6 +153,7 @@ export class ThreadLaunchService {
             authority,
             profile: profiled.stamp,
             harness: supported.harness,
+            profileBudget: rootThreadBudget(profiled),
           },
           input.message,
         );
@@ -173,7 +174,7 @@ export class ThreadLaunchService {
     return {
       thread: (await this.engine.reader.get("thread", threadId))!,
       runId: outcome.result,
-      notes: [...selection.notes, ...supported.notes, ...topLevelProfileNotes(profiled)],
+      notes: [...selection.notes, ...supported.notes],
     };
   }
 

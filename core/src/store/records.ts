@@ -171,6 +171,12 @@ export interface ThreadRecord {
   readonly profile?: ThreadProfile | null;
   /** How its harness sessions run, from its profile (tool rules, harness home); absent for none. */
   readonly harness?: ThreadHarness | null;
+  /**
+   * The limits its profile sets on its whole tree, kept on a top-level thread started with a
+   * profile that has a budget (docs/profiles.md): the root thread's budget is the tighter of
+   * these and the config's `budgets.rootThread`, limit by limit. Absent otherwise.
+   */
+  readonly profileBudget?: BudgetLimits | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -569,8 +575,11 @@ export interface BudgetRecord {
   readonly taskId: string | null;
   readonly rootThreadId: string;
   readonly limits: BudgetLimits;
-  /** Where the limits came from: the caller's `delegate_task` budget, the config, or both. */
-  readonly origin: "delegate_task" | "config" | "delegate_task_and_config";
+  /**
+   * Where the limits came from: the caller's `delegate_task` budget (with a profile's, merged
+   * into it), the config, or both; for a root thread, its profile's, the config's, or both.
+   */
+  readonly origin: "delegate_task" | "config" | "delegate_task_and_config" | "profile" | "profile_and_config";
   /** Set once the budget was reached and its tree stopped. */
   readonly exceeded: BudgetExceeded | null;
   readonly createdAt: string;

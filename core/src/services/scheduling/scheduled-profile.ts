@@ -1,7 +1,7 @@
 import { injectable } from "tsyringe";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
-import type { ScheduledTaskRecord, ThreadHarness, ThreadProfile } from "../../store/records.js";
-import { applyProfile } from "../profiles/profile-application.js";
+import type { BudgetLimits, ScheduledTaskRecord, ThreadHarness, ThreadProfile } from "../../store/records.js";
+import { applyProfile, rootThreadBudget } from "../profiles/profile-application.js";
 import { checkProfileSupport } from "../profiles/profile-harness.js";
 import { ProfileLibrary, requireIn } from "../profiles/profile-library.js";
 import { ProviderSelectionService, type ResolvedSelection } from "../provider-selection-service.js";
@@ -13,6 +13,8 @@ export interface ProfiledFire {
   readonly instructions: string | null;
   readonly stamp: ThreadProfile | null;
   readonly harness: ThreadHarness | null;
+  /** The limits the profile puts on the run's thread's tree (a top-level thread), or null. */
+  readonly budget: BudgetLimits | null;
 }
 
 /** Why a fire cannot run with the task's profile: recorded as the trigger's failure, never run without it. */
@@ -79,6 +81,7 @@ export class ScheduledProfileResolver {
         instructions: profiled.instructions,
         stamp: profiled.stamp,
         harness: supported.harness,
+        budget: rootThreadBudget(profiled),
       };
     } catch (error) {
       if (!(error instanceof OrchestratorFailure)) throw error;

@@ -213,7 +213,9 @@ export async function launchScheduledRun(
           creationSource: "scheduler",
           // The run acts for the task's credential, as a thread its creator started would.
           authority: task.authority ?? null,
-          ...(profile !== null ? { profile: profile.stamp, harness: profile.harness } : {}),
+          ...(profile !== null
+            ? { profile: profile.stamp, harness: profile.harness, profileBudget: profile.budget }
+            : {}),
         },
         text,
       )

@@ -1393,7 +1393,7 @@ export interface components {
                     wallClockMs: number | null;
                 };
                 /** @enum {string} */
-                origin: "delegate_task" | "config" | "delegate_task_and_config";
+                origin: "delegate_task" | "config" | "delegate_task_and_config" | "profile" | "profile_and_config";
                 exceeded: {
                     /** @enum {string} */
                     limit: "tokens" | "costUsd" | "wallClockMs";
@@ -2293,7 +2293,7 @@ export interface components {
                     wallClockMs: number | null;
                 };
                 /** @enum {string} */
-                origin: "delegate_task" | "config" | "delegate_task_and_config";
+                origin: "delegate_task" | "config" | "delegate_task_and_config" | "profile" | "profile_and_config";
                 exceeded: {
                     /** @enum {string} */
                     limit: "tokens" | "costUsd" | "wallClockMs";
@@ -2849,7 +2849,7 @@ export interface components {
                     wallClockMs: number | null;
                 };
                 /** @enum {string} */
-                origin: "delegate_task" | "config" | "delegate_task_and_config";
+                origin: "delegate_task" | "config" | "delegate_task_and_config" | "profile" | "profile_and_config";
                 exceeded: {
                     /** @enum {string} */
                     limit: "tokens" | "costUsd" | "wallClockMs";
