@@ -718,6 +718,8 @@ export type ScheduledTriggerReason =
   | "profile_not_found"
   /** The task's profile, as it is now, would be refused for the task (see the detail). */
   | "profile_refused"
+  /** The task runs under a grant that does not list its profile. */
+  | "profile_not_granted"
   | SchedulePauseReason;
 
 /**
