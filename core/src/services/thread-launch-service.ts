@@ -17,6 +17,7 @@ import { rootThreadBudget } from "./profiles/profile-application.js";
 import { checkProfileSupport } from "./profiles/profile-harness.js";
 import { ProfileLibrary } from "./profiles/profile-library.js";
 import { ReachOrigins } from "./reach/reach-origin.js";
+import { recordProfileRootBudget } from "./usage/budget-scopes.js";
 import { makePrivateDir } from "../util/private-files.js";
 
 /** t3_thread_launch input. */
@@ -125,7 +126,7 @@ export class ThreadLaunchService {
             rootPath: this.paths.scratchDir,
             scratch: true,
           });
-        await createThread(
+        const thread = await createThread(
           ctx,
           {
             id: threadId,
@@ -157,6 +158,7 @@ export class ThreadLaunchService {
           },
           input.message,
         );
+        await recordProfileRootBudget(ctx, thread);
         return (
           await deliverMessage(ctx, {
             threadId,

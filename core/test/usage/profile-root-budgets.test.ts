@@ -60,6 +60,13 @@ describe("a profile's budget on a top-level thread", () => {
       costUsd: null,
       wallClockMs: null,
     });
+    // Its budget record is written with the thread: the wall-clock timer finds root clocks by it.
+    expect(lab.host.store.get("budget", `budget:root:${rootId}`)).toMatchObject({
+      scope: "root_thread",
+      limits: { tokens: 500, costUsd: null, wallClockMs: null },
+      origin: "profile",
+      exceeded: null,
+    });
     await lab.waitForLiveTurn(rootId);
     const root = await lab.agent(rootId);
     const caps = await mustCall<Capabilities>(root, "orchestrator_capabilities", {});
@@ -159,6 +166,7 @@ describe("a profile's budget on a top-level thread", () => {
     const rootId = created.threads[0]!.thread.threadId;
     expect(lab.host.store.get("thread", rootId)).toMatchObject({ profile: { name: "plain" } });
     expect(lab.host.store.get("thread", rootId)!.profileBudget).toBeUndefined();
+    expect(lab.host.store.get("budget", `budget:root:${rootId}`)).toBeNull();
     await lab.waitForLiveTurn(rootId);
     const caps = await mustCall<Capabilities>(await lab.agent(rootId), "orchestrator_capabilities", {});
     expect(caps.budgets.covering).toEqual([]);

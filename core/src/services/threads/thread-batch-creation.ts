@@ -25,6 +25,7 @@ import { checkProfileSupport } from "../profiles/profile-harness.js";
 import { ProfileLibrary } from "../profiles/profile-library.js";
 import { ReachOrigins } from "../reach/reach-origin.js";
 import { routerChildLineage, routerParent, showChildInParent } from "../router-children/router-child-lineage.js";
+import { recordProfileRootBudget } from "../usage/budget-scopes.js";
 import { WorkspacePlanner, type WorkspaceChoice, type WorkspacePlan } from "../workspaces/workspace-planner.js";
 import { ThreadCommands } from "./thread-commands.js";
 
@@ -359,6 +360,7 @@ export class ThreadBatchCreation {
         entry.prompt ?? null,
       );
       if (parent !== null) await showChildInParent(ctx, parent, thread);
+      else await recordProfileRootBudget(ctx, thread);
       let runId: string | null = null;
       if (entry.prompt !== undefined && entry.prompt !== "") {
         runId = (

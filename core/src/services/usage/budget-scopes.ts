@@ -1,4 +1,5 @@
 import type { BudgetConfig, TreeBudgetConfig } from "../../config/config-schema.js";
+import type { CommandContext } from "../../engine/command-context.js";
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import type { BudgetLimitName, BudgetLimits, BudgetRecord, ThreadRecord } from "../../store/records.js";
 import { DelegatedTasksTable } from "../../store/tables/delegated-tasks.js";
@@ -89,6 +90,31 @@ export function rootLimits(
     limits: tightestOf(configured, profile),
     origin: hasLimits(configured) ? "profile_and_config" : "profile",
   };
+}
+
+/**
+ * Writes the budget record of a top-level thread started with a profile that sets a budget, in
+ * the command that creates the thread: the profile's limits (`origin: "profile"`), by which the
+ * wall-clock timer finds running root clocks. The budget in force is still {@link rootLimits}'
+ * (the tighter of these and the config's), and a stop rewrites the record with it.
+ */
+export async function recordProfileRootBudget(ctx: CommandContext, thread: ThreadRecord): Promise<void> {
+  const limits = thread.profileBudget ?? null;
+  if (limits === null || !hasLimits(limits) || thread.lineage.rootThreadId !== thread.id) return;
+  const id = budgetId.root(thread.id);
+  if ((await ctx.get("budget", id)) !== null) return;
+  ctx.put("budget", {
+    id,
+    scope: "root_thread",
+    threadId: thread.id,
+    taskId: null,
+    rootThreadId: thread.id,
+    limits,
+    origin: "profile",
+    exceeded: null,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  });
 }
 
 /** The root thread's budget scope, when the config or the thread's profile sets root-thread limits. */

@@ -21,7 +21,6 @@ import {
   limitsOf,
   reachedLimit,
   remainingOf,
-  rootLimits,
   rootScope,
   scopeUse,
   taskScope,
@@ -240,9 +239,8 @@ export class TreeBudgets {
 
   /**
    * Scopes whose wall clock is running: unfinished tasks with a wall-clock limit, and root
-   * threads with unfinished work whose config or profile sets one. Each root with unfinished
-   * work is read (a thread's profile budget lives on its record): roots with delegated work in
-   * flight, not every thread ever made.
+   * threads with unfinished work whose config or profile sets one (with no config wall clock,
+   * only roots whose profile budget record sets one are read).
    */
   private async wallClockScopes(reader: ProjectionReader): Promise<BudgetScope[]> {
     const scopes: BudgetScope[] = [];
@@ -250,11 +248,13 @@ export class TreeBudgets {
       const scope = await taskScope(reader, taskId);
       if (scope !== null) scopes.push(scope);
     }
-    for (const rootThreadId of await reader.table(DelegatedTasksTable).rootsWithUnfinalizedTasks()) {
-      if (rootLimits(this.config.budgets, await reader.get("thread", rootThreadId)).limits.wallClockMs === null)
-        continue;
+    const roots =
+      this.config.budgets.rootThread.wallClockMs !== undefined
+        ? await reader.table(DelegatedTasksTable).rootsWithUnfinalizedTasks()
+        : await reader.table(BudgetsTable).rootIdsWithRunningWallClock(budgetId.root(""));
+    for (const rootThreadId of roots) {
       const scope = await rootScope(reader, this.config.budgets, rootThreadId);
-      if (scope !== null) scopes.push(scope);
+      if (scope !== null && scope.limits.wallClockMs !== null) scopes.push(scope);
     }
     return scopes;
   }
