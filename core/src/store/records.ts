@@ -564,7 +564,9 @@ export interface BudgetExceeded {
  * A budget on a delegation tree: a delegated task's (its child thread and everything below it)
  * or a root thread's (the whole tree). A task's limits are fixed when it is created (its
  * `delegate_task` budget, else the config's defaults); a root thread's come from the config and
- * its record is written when it stops the tree.
+ * the profile it was started with (its thread's `profileBudget`). A root's record is written
+ * with the thread when that profile sets a budget (its limits), else when the budget stops the
+ * tree; a stop rewrites it with the limits in force.
  */
 export interface BudgetRecord {
   /** `budget:task:<taskId>` or `budget:root:<threadId>`. */
