@@ -156,13 +156,14 @@ const TriggerView = z.object({
       "provider_unavailable",
       "profile_not_found",
       "profile_refused",
+      "profile_not_granted",
       "credential_revoked",
       "credential_expired",
       "authority_unknown",
     ])
     .nullable()
     .describe(
-      "Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); the next fire tries again.",
+      "Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); profile_not_granted: the task runs under a grant that does not list its profile; the next fire tries again.",
     ),
   detail: z.string().nullable(),
   scheduledFor: z.string().nullable(),

@@ -55,7 +55,7 @@ export const BudgetViewSchema = z.object({
   limits: BudgetLimitsSchema,
   used: z.object({ tokens: z.number(), costUsd: z.number(), wallClockMs: z.number().nullable() }),
   remaining: BudgetLimitsSchema,
-  origin: z.enum(["delegate_task", "config", "delegate_task_and_config"]),
+  origin: z.enum(["delegate_task", "config", "delegate_task_and_config", "profile", "profile_and_config"]),
   exceeded: z
     .object({
       limit: z.enum(["tokens", "costUsd", "wallClockMs"]),

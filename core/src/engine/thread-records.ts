@@ -1,6 +1,7 @@
 import { SwitchyardError, type InteractionMode, type RuntimeMode } from "../spec/index.js";
 import type {
   Actor,
+  BudgetLimits,
   Authority,
   CreationSource,
   ProjectRecord,
@@ -69,6 +70,8 @@ export interface NewThreadInput {
   readonly profile?: ThreadProfile | null;
   /** What its profile asks of its harness sessions, if anything. */
   readonly harness?: ThreadHarness | null;
+  /** A top-level thread's profile budget: limits on its whole tree (see ThreadRecord.profileBudget). */
+  readonly profileBudget?: BudgetLimits | null;
 }
 
 // Kept importable from here: thread records are where callers look for a new thread's defaults.
@@ -126,6 +129,7 @@ export async function createThread(
     authority: input.authority,
     ...(input.profile != null ? { profile: input.profile } : {}),
     ...(input.harness != null ? { harness: input.harness } : {}),
+    ...(input.profileBudget != null ? { profileBudget: input.profileBudget } : {}),
     createdAt: ctx.now,
     updatedAt: ctx.now,
   });

@@ -13,10 +13,11 @@ import { derive } from "../util/ids.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type TargetRequest } from "./provider-selection-service.js";
-import { topLevelProfileNotes } from "./profiles/profile-application.js";
+import { rootThreadBudget } from "./profiles/profile-application.js";
 import { checkProfileSupport } from "./profiles/profile-harness.js";
 import { ProfileLibrary } from "./profiles/profile-library.js";
 import { ReachOrigins } from "./reach/reach-origin.js";
+import { recordProfileRootBudget } from "./usage/budget-scopes.js";
 import { makePrivateDir } from "../util/private-files.js";
 
 /** t3_thread_launch input. */
@@ -125,7 +126,7 @@ export class ThreadLaunchService {
             rootPath: this.paths.scratchDir,
             scratch: true,
           });
-        await createThread(
+        const thread = await createThread(
           ctx,
           {
             id: threadId,
@@ -153,9 +154,11 @@ export class ThreadLaunchService {
             authority,
             profile: profiled.stamp,
             harness: supported.harness,
+            profileBudget: rootThreadBudget(profiled),
           },
           input.message,
         );
+        await recordProfileRootBudget(ctx, thread);
         return (
           await deliverMessage(ctx, {
             threadId,
@@ -173,7 +176,7 @@ export class ThreadLaunchService {
     return {
       thread: (await this.engine.reader.get("thread", threadId))!,
       runId: outcome.result,
-      notes: [...selection.notes, ...supported.notes, ...topLevelProfileNotes(profiled)],
+      notes: [...selection.notes, ...supported.notes],
     };
   }
 

@@ -171,6 +171,12 @@ export interface ThreadRecord {
   readonly profile?: ThreadProfile | null;
   /** How its harness sessions run, from its profile (tool rules, harness home); absent for none. */
   readonly harness?: ThreadHarness | null;
+  /**
+   * The limits its profile sets on its whole tree, kept on a top-level thread started with a
+   * profile that has a budget (docs/profiles.md): the root thread's budget is the tighter of
+   * these and the config's `budgets.rootThread`, limit by limit. Absent otherwise.
+   */
+  readonly profileBudget?: BudgetLimits | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -571,7 +577,9 @@ export interface BudgetExceeded {
  * A budget on a delegation tree: a delegated task's (its child thread and everything below it)
  * or a root thread's (the whole tree). A task's limits are fixed when it is created (its
  * `delegate_task` budget, else the config's defaults); a root thread's come from the config and
- * its record is written when it stops the tree.
+ * the profile it was started with (its thread's `profileBudget`). A root's record is written
+ * with the thread when that profile sets a budget (its limits), else when the budget stops the
+ * tree; a stop rewrites it with the limits in force.
  */
 export interface BudgetRecord {
   /** `budget:task:<taskId>` or `budget:root:<threadId>`. */
@@ -582,8 +590,11 @@ export interface BudgetRecord {
   readonly taskId: string | null;
   readonly rootThreadId: string;
   readonly limits: BudgetLimits;
-  /** Where the limits came from: the caller's `delegate_task` budget, the config, or both. */
-  readonly origin: "delegate_task" | "config" | "delegate_task_and_config";
+  /**
+   * Where the limits came from: the caller's `delegate_task` budget (with a profile's, merged
+   * into it), the config, or both; for a root thread, its profile's, the config's, or both.
+   */
+  readonly origin: "delegate_task" | "config" | "delegate_task_and_config" | "profile" | "profile_and_config";
   /** Set once the budget was reached and its tree stopped. */
   readonly exceeded: BudgetExceeded | null;
   readonly createdAt: string;
@@ -722,6 +733,8 @@ export type ScheduledTriggerReason =
   | "profile_not_found"
   /** The task's profile, as it is now, would be refused for the task (see the detail). */
   | "profile_refused"
+  /** The task runs under a grant that does not list its profile. */
+  | "profile_not_granted"
   | SchedulePauseReason;
 
 /**

@@ -30,6 +30,8 @@ describe("profiles across environments", () => {
       }),
       McpLab.start({
         listen: { host: "127.0.0.3" },
+        // Scheduled tasks that fire every second (the fire-time grant check below).
+        scheduling: { minIntervalMs: 100 },
         profiles: [
           {
             name: "reviewer",
@@ -262,6 +264,39 @@ describe("profiles across environments", () => {
       code: "capability_denied",
       details: { reason: "profile_not_granted", allowedProfiles: ["reviewer", "ghost"] },
     });
+    agent.release();
+  });
+
+  it("a scheduled task made under the grant runs only with a profile the grant lists, checked at each fire", async () => {
+    // A starts a thread on B; its agent (acting under A's grant on B) schedules work with a
+    // profile of B's that the grant does not list.
+    const agent = await a.liveAgent();
+    const created = await mustCall<{ threads: { thread: { threadId: string } }[] }>(agent.client, "create_threads", {
+      environmentId: "b",
+      projectId: b.projectId,
+      threads: [{ prompt: "@@gate scheduled-under-grant @@reply done", target: { providerInstanceId: "alpha" } }],
+    });
+    const threadOnB = created.threads[0]!.thread.threadId;
+    await b.waitForLiveTurn(threadOnB);
+    const agentOnB = await b.agent(threadOnB);
+    const scheduled = await mustCall<{ scheduledTaskId: string }>(agentOnB, "schedule_task", {
+      projectId: b.projectId,
+      prompt: "@@reply should not run",
+      schedule: { type: "interval", everyMs: 1000 },
+      bindToCurrentThread: false,
+      profile: "private-kit",
+    });
+    const task = b.host.store.get("scheduledTask", scheduled.scheduledTaskId)!;
+    expect(task.authority).toEqual({ kind: "grant", grantId });
+    const trigger = await b.host.waiter.waitFor(
+      () => b.host.store.select("scheduledTrigger", "task_id = ?", [task.id])[0] ?? null,
+      { timeoutMs: 20_000 },
+    );
+    await mustCall(agentOnB, "delete_scheduled_task", { scheduledTaskId: task.id });
+    expect(trigger).toMatchObject({ outcome: "failed", reason: "profile_not_granted", runId: null });
+    expect(trigger!.detail).toContain(`grant ${grantId}`);
+    expect(trigger!.detail).toContain('"private-kit"');
+    b.release("scheduled-under-grant");
     agent.release();
   });
 });

@@ -75,6 +75,12 @@ describe("scheduled tasks with a profile (real MCP endpoint; scripted providers)
           instructions: "Only plan.",
         },
         { name: "no-shell", description: "Works without a shell", tools: { deny: ["shell"] } },
+        {
+          name: "frugal",
+          description: "A small token budget",
+          target: { providerInstanceId: "alpha" },
+          budget: { tokens: 100 },
+        },
       ],
     });
     agentsDir = join(lab.t.workspace, ".switchyard", "agents");
@@ -165,6 +171,31 @@ describe("scheduled tasks with a profile (real MCP endpoint; scripted providers)
       "new thread (profile reviewer)",
     );
     writeFileSync(file, reviewerFile("beta-2"));
+    await mustCall(client, "delete_scheduled_task", { scheduledTaskId: created.scheduledTaskId });
+  });
+
+  it("a fire's thread carries the profile's budget as its root budget (no note says otherwise)", async () => {
+    const created = await mustCall<Task>(client, "schedule_task", {
+      projectId: lab.projectId,
+      prompt: "@@usage in=100 out=50 @@reply spent",
+      schedule: { type: "interval", everyMs: HOUR_MS },
+      profile: "frugal",
+    });
+    expect((created.notes ?? []).join(" ")).not.toContain("budget");
+    const fired = await fireNext(created.scheduledTaskId);
+    expect(fired).toMatchObject({ outcome: "started" });
+    expect(lab.host.store.get("thread", fired.threadId!)!.profileBudget).toEqual({
+      tokens: 100,
+      costUsd: null,
+      wallClockMs: null,
+    });
+    await settle(fired.threadId!);
+    // The run's own turn used 150 tokens of the root's 100.
+    const exceeded = await lab.host.waiter.waitFor(
+      () => lab.host.store.get("budget", `budget:root:${fired.threadId!}`)?.exceeded ?? null,
+      { timeoutMs: 10_000 },
+    );
+    expect(exceeded).toMatchObject({ limit: "tokens", used: 150, allowed: 100 });
     await mustCall(client, "delete_scheduled_task", { scheduledTaskId: created.scheduledTaskId });
   });
 

@@ -2,8 +2,9 @@ import type { TreeBudgetConfig } from "../../config/config-schema.js";
 import type { SourcedProfile } from "../../config/profiles/profile-source.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../../spec/index.js";
-import type { ThreadHarness, ThreadProfile } from "../../store/records.js";
+import type { BudgetLimits, ThreadHarness, ThreadProfile } from "../../store/records.js";
 import type { TargetRequest } from "../provider-selection-service.js";
+import { hasLimits, limitsOf } from "../usage/budget-scopes.js";
 import type { WorkspaceChoice } from "../workspaces/workspace-planner.js";
 import { profileHarness } from "./profile-harness.js";
 
@@ -147,14 +148,24 @@ function mergeBudget(
 }
 
 /**
- * What a profile asks that a top-level thread cannot carry, said in the result's notes: its
- * budget limits a delegated task's tree, and a thread started on its own has no task (the
- * config's rootThread budget covers it).
+ * The limits a profile puts on a top-level thread's whole tree, kept on the thread's record
+ * (`ThreadRecord.profileBudget`, read by the root thread's budget), or null when it sets none.
  */
-export function topLevelProfileNotes(profiled: ProfiledWork<ProfileShapedInput>): string[] {
-  const budget = profiled.profileBudget;
-  if (profiled.stamp === null || budget === undefined || Object.keys(budget).length === 0) return [];
+export function rootThreadBudget(profiled: ProfiledWork<ProfileShapedInput>): BudgetLimits | null {
+  const budget = profiled.stamp === null ? undefined : profiled.input.budget;
+  if (budget === undefined) return null;
+  const limits = limitsOf(budget);
+  return hasLimits(limits) ? limits : null;
+}
+
+/**
+ * What a profile asks that a router child (a `create_threads` entry with `parentThreadId`)
+ * cannot carry, said in the result's notes: the child is part of its parent's tree, under
+ * that tree's root budget, and has no budget of its own.
+ */
+export function routerChildProfileNotes(profiled: ProfiledWork<ProfileShapedInput>): string[] {
+  if (profiled.stamp === null || rootThreadBudget(profiled) === null) return [];
   return [
-    `Profile "${profiled.stamp.name}"'s budget applies to delegated tasks only: this thread runs under the config's rootThread budget.`,
+    `Profile "${profiled.stamp.name}"'s budget is not applied to a router child: it runs under its root thread's budget.`,
   ];
 }

@@ -11,6 +11,7 @@ import {
   type ScheduledTriggerRecord,
 } from "../../store/records.js";
 import type { ProfiledFire, RefusedFire } from "./scheduled-profile.js";
+import { recordProfileRootBudget } from "../usage/budget-scopes.js";
 
 /** What is known about a trigger before it is decided. */
 export type TriggerDraft = Omit<
@@ -185,39 +186,41 @@ export async function launchScheduledRun(
       runtimeMode: task.runtimeMode,
       interactionMode: task.interactionMode,
     };
-    threadId = (
-      await createThread(
-        ctx,
-        {
-          id: scheduledIds.thread(draft.id),
-          projectId: project.id,
-          title: task.title,
-          providerInstanceId: selection.providerInstanceId,
-          model: selection.model,
-          effort: selection.effort,
-          runtimeMode: selection.runtimeMode,
-          interactionMode: selection.interactionMode,
-          cwd: project.rootPath,
-          branch: null,
-          worktreePath: null,
-          workspaceStrategy: "root",
-          lineage: {
-            relationship: "root",
-            parentThreadId: null,
-            parentRunId: null,
-            parentNodeId: null,
-            delegatedTaskId: null,
-            ...(task.reachedFrom !== undefined ? { reachedFrom: task.reachedFrom } : {}),
-          },
-          createdBy: "system",
-          creationSource: "scheduler",
-          // The run acts for the task's credential, as a thread its creator started would.
-          authority: task.authority ?? null,
-          ...(profile !== null ? { profile: profile.stamp, harness: profile.harness } : {}),
+    const thread = await createThread(
+      ctx,
+      {
+        id: scheduledIds.thread(draft.id),
+        projectId: project.id,
+        title: task.title,
+        providerInstanceId: selection.providerInstanceId,
+        model: selection.model,
+        effort: selection.effort,
+        runtimeMode: selection.runtimeMode,
+        interactionMode: selection.interactionMode,
+        cwd: project.rootPath,
+        branch: null,
+        worktreePath: null,
+        workspaceStrategy: "root",
+        lineage: {
+          relationship: "root",
+          parentThreadId: null,
+          parentRunId: null,
+          parentNodeId: null,
+          delegatedTaskId: null,
+          ...(task.reachedFrom !== undefined ? { reachedFrom: task.reachedFrom } : {}),
         },
-        text,
-      )
-    ).id;
+        createdBy: "system",
+        creationSource: "scheduler",
+        // The run acts for the task's credential, as a thread its creator started would.
+        authority: task.authority ?? null,
+        ...(profile !== null
+          ? { profile: profile.stamp, harness: profile.harness, profileBudget: profile.budget }
+          : {}),
+      },
+      text,
+    );
+    await recordProfileRootBudget(ctx, thread);
+    threadId = thread.id;
     runId = (await deliverMessage(ctx, { ...common, threadId, mode: "auto" })).runId;
   }
   await ctx.update("run", runId, (run) => ({

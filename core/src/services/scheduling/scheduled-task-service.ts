@@ -33,7 +33,7 @@ import { describeAuthority, ScheduleStanding } from "./schedule-standing.js";
 import { scheduledTaskView, webhookPath, type ScheduledTaskView } from "./scheduled-task-view.js";
 import { WebhookSecretBox } from "./webhook-secret-box.js";
 import { ReachOrigins } from "../reach/reach-origin.js";
-import { topLevelProfileNotes, type ProfiledWork, type ProfileShapedInput } from "../profiles/profile-application.js";
+import type { ProfiledWork, ProfileShapedInput } from "../profiles/profile-application.js";
 import { checkProfileSupport } from "../profiles/profile-harness.js";
 import { ProfileLibrary } from "../profiles/profile-library.js";
 
@@ -413,7 +413,7 @@ export class ScheduledTaskService {
     const supported = checkProfileSupport(profiled.harness, profileName, resolved);
     const selection = {
       ...resolved,
-      notes: [...resolved.notes, ...supported.notes, ...topLevelProfileNotes(profiled), ...workspaceNotes(profiled)],
+      notes: [...resolved.notes, ...supported.notes, ...workspaceNotes(profiled)],
     };
     let generated: string | null = null;
     const reachedFrom = await this.origins.of(caller);
@@ -567,7 +567,7 @@ export class ScheduledTaskService {
       const supported = checkProfileSupport(profiled.harness, profileName, resolved);
       selection = {
         ...resolved,
-        notes: [...resolved.notes, ...supported.notes, ...topLevelProfileNotes(profiled), ...workspaceNotes(profiled)],
+        notes: [...resolved.notes, ...supported.notes, ...workspaceNotes(profiled)],
       };
     }
     const enabled = input.enabled ?? task.enabled;

@@ -8,6 +8,7 @@ import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
 import type {
+  BudgetLimits,
   ProjectRecord,
   ReachOrigin,
   Authority,
@@ -19,11 +20,12 @@ import { derive } from "../../util/ids.js";
 import { creationSourceOf, type Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
 import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } from "../provider-selection-service.js";
-import { topLevelProfileNotes } from "../profiles/profile-application.js";
+import { rootThreadBudget, routerChildProfileNotes } from "../profiles/profile-application.js";
 import { checkProfileSupport } from "../profiles/profile-harness.js";
 import { ProfileLibrary } from "../profiles/profile-library.js";
 import { ReachOrigins } from "../reach/reach-origin.js";
 import { routerChildLineage, routerParent, showChildInParent } from "../router-children/router-child-lineage.js";
+import { recordProfileRootBudget } from "../usage/budget-scopes.js";
 import { WorkspacePlanner, type WorkspaceChoice, type WorkspacePlan } from "../workspaces/workspace-planner.js";
 import { ThreadCommands } from "./thread-commands.js";
 
@@ -86,6 +88,8 @@ interface EntryProfile {
   readonly instructions: string | null;
   readonly stamp: ThreadProfile | null;
   readonly harness: ThreadHarness | null;
+  /** The limits its profile puts on the thread's tree (a top-level thread's), or null. */
+  readonly budget: BudgetLimits | null;
 }
 
 /** A failure of one entry names it: `threads[i]: …`, with `index` in its details. */
@@ -247,11 +251,18 @@ export class ThreadBatchCreation {
         });
         // The shared policy: can the selected provider enforce the profile's rules and apply its home?
         const supported = checkProfileSupport(profiled.harness, profiled.stamp?.name ?? null, selection);
+        const routerChild = entry.parentThreadId !== undefined;
         selections.push({
           ...selection,
-          notes: [...selection.notes, ...supported.notes, ...topLevelProfileNotes(profiled)],
+          notes: [...selection.notes, ...supported.notes, ...(routerChild ? routerChildProfileNotes(profiled) : [])],
         });
-        profiles.push({ instructions: profiled.instructions, stamp: profiled.stamp, harness: supported.harness });
+        profiles.push({
+          instructions: profiled.instructions,
+          stamp: profiled.stamp,
+          harness: supported.harness,
+          // A top-level thread's profile budget limits its tree; a router child is in its parent's.
+          budget: routerChild ? null : rootThreadBudget(profiled),
+        });
         choices.push(profiled.input.workspace);
       });
     }
@@ -344,10 +355,12 @@ export class ThreadBatchCreation {
           authority,
           profile: profile.stamp,
           harness: profile.harness,
+          profileBudget: profile.budget,
         },
         entry.prompt ?? null,
       );
       if (parent !== null) await showChildInParent(ctx, parent, thread);
+      else await recordProfileRootBudget(ctx, thread);
       let runId: string | null = null;
       if (entry.prompt !== undefined && entry.prompt !== "") {
         runId = (

@@ -1,6 +1,7 @@
 import type { BudgetConfig, TreeBudgetConfig } from "../../config/config-schema.js";
+import type { CommandContext } from "../../engine/command-context.js";
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
-import type { BudgetLimitName, BudgetLimits, BudgetRecord } from "../../store/records.js";
+import type { BudgetLimitName, BudgetLimits, BudgetRecord, ThreadRecord } from "../../store/records.js";
 import { DelegatedTasksTable } from "../../store/tables/delegated-tasks.js";
 import { scopeTotal, type TotalKey } from "./budget-totals.js";
 
@@ -32,6 +33,8 @@ export interface BudgetScope {
   readonly taskId: string | null;
   readonly rootThreadId: string;
   readonly limits: BudgetLimits;
+  /** Where the limits came from (see BudgetRecord.origin). */
+  readonly origin: BudgetRecord["origin"];
   /** When the budget's wall clock started, or null while it does not run (see {@link clockStartMs}). */
   readonly clockStartMs: number | null;
   readonly record: BudgetRecord | null;
@@ -61,13 +64,66 @@ async function rootClockStart(reader: ProjectionReader, rootThreadId: string): P
   return started === null ? null : Date.parse(started);
 }
 
-/** The root thread's budget scope, when the config sets root-thread limits. */
+/** Limit by limit, the tighter of two budgets (a limit one of them leaves unset is the other's). */
+export function tightestOf(a: BudgetLimits, b: BudgetLimits): BudgetLimits {
+  const tighter = (x: number | null, y: number | null) => (x === null ? y : y === null ? x : Math.min(x, y));
+  return {
+    tokens: tighter(a.tokens, b.tokens),
+    costUsd: tighter(a.costUsd, b.costUsd),
+    wallClockMs: tighter(a.wallClockMs, b.wallClockMs),
+  };
+}
+
+/**
+ * A root thread's limits and where they came from: the config's `budgets.rootThread` and the
+ * budget of the profile the thread was started with (kept on its record), the tighter of the
+ * two limit by limit.
+ */
+export function rootLimits(
+  budgets: BudgetConfig,
+  root: ThreadRecord | null,
+): { limits: BudgetLimits; origin: BudgetRecord["origin"] } {
+  const configured = limitsOf(budgets.rootThread);
+  const profile = root?.profileBudget ?? null;
+  if (profile === null || !hasLimits(profile)) return { limits: configured, origin: "config" };
+  return {
+    limits: tightestOf(configured, profile),
+    origin: hasLimits(configured) ? "profile_and_config" : "profile",
+  };
+}
+
+/**
+ * Writes the budget record of a top-level thread started with a profile that sets a budget, in
+ * the command that creates the thread: the profile's limits (`origin: "profile"`), by which the
+ * wall-clock timer finds running root clocks. The budget in force is still {@link rootLimits}'
+ * (the tighter of these and the config's), and a stop rewrites the record with it.
+ */
+export async function recordProfileRootBudget(ctx: CommandContext, thread: ThreadRecord): Promise<void> {
+  const limits = thread.profileBudget ?? null;
+  if (limits === null || !hasLimits(limits) || thread.lineage.rootThreadId !== thread.id) return;
+  const id = budgetId.root(thread.id);
+  if ((await ctx.get("budget", id)) !== null) return;
+  ctx.put("budget", {
+    id,
+    scope: "root_thread",
+    threadId: thread.id,
+    taskId: null,
+    rootThreadId: thread.id,
+    limits,
+    origin: "profile",
+    exceeded: null,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  });
+}
+
+/** The root thread's budget scope, when the config or the thread's profile sets root-thread limits. */
 export async function rootScope(
   reader: ProjectionReader,
   budgets: BudgetConfig,
   rootThreadId: string,
 ): Promise<BudgetScope | null> {
-  const limits = limitsOf(budgets.rootThread);
+  const { limits, origin } = rootLimits(budgets, await reader.get("thread", rootThreadId));
   if (!hasLimits(limits)) return null;
   return {
     kind: "root_thread",
@@ -76,6 +132,7 @@ export async function rootScope(
     taskId: null,
     rootThreadId,
     limits,
+    origin,
     clockStartMs: limits.wallClockMs === null ? null : await rootClockStart(reader, rootThreadId),
     record: await reader.get("budget", budgetId.root(rootThreadId)),
   };
@@ -92,6 +149,7 @@ export async function taskScope(reader: ProjectionReader, taskId: string): Promi
     taskId,
     rootThreadId: record.rootThreadId,
     limits: record.limits,
+    origin: record.origin,
     clockStartMs: record.limits.wallClockMs === null ? null : await taskClockStart(reader, taskId),
     record,
   };

@@ -44,15 +44,21 @@ const LIMIT_WORDS: Readonly<Record<BudgetLimitName, string>> = {
   wallClockMs: "milliseconds of wall-clock time",
 };
 
+const ROOT_ORIGIN_WORDS: Partial<Record<BudgetRecord["origin"], string>> = {
+  config: "budgets.rootThread",
+  profile: "its profile's budget",
+  profile_and_config: "the tighter of its profile's budget and budgets.rootThread",
+};
+
 function scopeWords(scope: BudgetScope): string {
   return scope.kind === "root_thread"
-    ? `root thread ${scope.threadId}'s budget (budgets.rootThread)`
+    ? `root thread ${scope.threadId}'s budget (${ROOT_ORIGIN_WORDS[scope.origin] ?? "budgets.rootThread"})`
     : `task ${scope.taskId}'s budget`;
 }
 
 /**
  * Budgets on delegation trees: tokens, dollars and wall-clock time per root thread (config
- * `budgets.rootThread`) and per delegated task (the `delegate_task` budget, else config
+ * `budgets.rootThread`, tightened by the budget of the profile the thread was started with) and per delegated task (the `delegate_task` budget, else config
  * `budgets.delegatedTask`). A child's budget fits inside what is left of every budget above
  * it; a tree whose budget is reached gets no new children, its running turns are interrupted,
  * and its tasks finish with their partial results and the reason (`budget_exceeded:<limit>`).
@@ -193,7 +199,7 @@ export class TreeBudgets {
       taskId: scope.taskId,
       rootThreadId: scope.rootThreadId,
       limits: scope.limits,
-      origin: existing?.origin ?? "config",
+      origin: scope.origin,
       exceeded,
       createdAt: existing?.createdAt ?? ctx.now,
       updatedAt: ctx.now,
@@ -231,18 +237,24 @@ export class TreeBudgets {
     return next;
   }
 
-  /** Scopes whose wall clock is running: unfinished tasks with a wall-clock limit, root threads with unfinished work. */
+  /**
+   * Scopes whose wall clock is running: unfinished tasks with a wall-clock limit, and root
+   * threads with unfinished work whose config or profile sets one (with no config wall clock,
+   * only roots whose profile budget record sets one are read).
+   */
   private async wallClockScopes(reader: ProjectionReader): Promise<BudgetScope[]> {
     const scopes: BudgetScope[] = [];
     for (const taskId of await reader.table(BudgetsTable).taskIdsWithRunningWallClock()) {
       const scope = await taskScope(reader, taskId);
       if (scope !== null) scopes.push(scope);
     }
-    if (this.config.budgets.rootThread.wallClockMs !== undefined) {
-      for (const rootThreadId of await reader.table(DelegatedTasksTable).rootsWithUnfinalizedTasks()) {
-        const scope = await rootScope(reader, this.config.budgets, rootThreadId);
-        if (scope !== null) scopes.push(scope);
-      }
+    const roots =
+      this.config.budgets.rootThread.wallClockMs !== undefined
+        ? await reader.table(DelegatedTasksTable).rootsWithUnfinalizedTasks()
+        : await reader.table(BudgetsTable).rootIdsWithRunningWallClock(budgetId.root(""));
+    for (const rootThreadId of roots) {
+      const scope = await rootScope(reader, this.config.budgets, rootThreadId);
+      if (scope !== null && scope.limits.wallClockMs !== null) scopes.push(scope);
     }
     return scopes;
   }

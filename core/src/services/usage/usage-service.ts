@@ -241,7 +241,7 @@ export class UsageService {
       limits: scope.limits,
       used: { tokens: use.tokens, costUsd: Math.round(use.costUsd * 1e8) / 1e8, wallClockMs: use.wallClockMs },
       remaining: remainingOf(scope, use),
-      origin: scope.record?.origin ?? "config",
+      origin: scope.origin,
       exceeded: scope.record?.exceeded ?? null,
     };
   }

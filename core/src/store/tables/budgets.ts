@@ -20,6 +20,21 @@ export class BudgetsTable {
     return rows.map((row) => row.taskId);
   }
 
+  /**
+   * The root threads whose own budget record sets a wall clock (a profile's, written when the
+   * thread was made) and whose tree has a task not finalized: from the unfinished tasks' index,
+   * one primary-key lookup each (`rootIdPrefix` + the root's id is the record's id).
+   */
+  async rootIdsWithRunningWallClock(rootIdPrefix: string): Promise<string[]> {
+    const rows = await this.sql.all<{ rootThreadId: string }>(
+      `SELECT DISTINCT t.root_thread_id AS "rootThreadId" FROM delegated_tasks t
+         JOIN budgets b ON b.id = CAST(? AS TEXT) || t.root_thread_id
+         WHERE ${isFalse(this.sql.dialect, "t.finalized")} AND b.wall_clock_ms IS NOT NULL`,
+      [rootIdPrefix],
+    );
+    return rows.map((row) => row.rootThreadId);
+  }
+
   /** A scope's running total, or null before its first counted turn. */
   async totalOf(scopeId: string): Promise<{ tokens: number; costUsd: number } | null> {
     const row = await this.sql.get<{ tokens: number; cost_usd: number }>(

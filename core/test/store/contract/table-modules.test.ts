@@ -84,6 +84,15 @@ const wallClockBudget = partial("budget", {
   rootThreadId: "t1",
   limits: { wallClockMs: 60_000 },
 });
+/** A top-level thread's profile budget record (its wall clock), found from its tree's unfinished task. */
+const rootWallClockBudget = partial("budget", {
+  id: "budget:root:t1",
+  scope: "root_thread",
+  threadId: "t1",
+  taskId: null,
+  rootThreadId: "t1",
+  limits: { wallClockMs: 60_000 },
+});
 function usage(id: string, threadId: string, tokens: number, costUsd: number): RecordUpsert {
   return partial("turnUsage", {
     id,
@@ -114,6 +123,7 @@ const projections: readonly RecordUpsert[] = [
   openSession,
   unfinalizedTask,
   wallClockBudget,
+  rootWallClockBudget,
   trigger("tr1", "task1", "started"),
   usage("u1", "t1", 10, 0.5),
   usage("u2", "t2", 5, 0.25),
@@ -146,6 +156,7 @@ describe.each(backends)("store contract ($name): the table modules' named querie
       oldestUnfinalized: await new DelegatedTasksTable(host).oldestUnfinalizedCreatedAt("t1"),
       unfinalizedRoots: await new DelegatedTasksTable(host).rootsWithUnfinalizedTasks(),
       wallClockTasks: await new BudgetsTable(host).taskIdsWithRunningWallClock(),
+      wallClockRoots: await new BudgetsTable(host).rootIdsWithRunningWallClock("budget:root:"),
       lastPosition: await new ItemsTable(host).lastPosition("t1"),
       pageAfter: (await new ItemsTable(host).page("t1", null, "after", 1, 10)).map((row) => JSON.parse(row.data).id),
       pageBefore: (await new ItemsTable(host).page("t1", ["assistant_message"], "before", 3, 10)).map(
@@ -174,6 +185,7 @@ describe.each(backends)("store contract ($name): the table modules' named querie
       oldestUnfinalized: CREATED,
       unfinalizedRoots: ["t1"],
       wallClockTasks: ["dt1"],
+      wallClockRoots: ["t1"],
       lastPosition: 3,
       pageAfter: ["i2", "i3"],
       pageBefore: ["i1"],

@@ -1393,7 +1393,7 @@ export interface components {
                     wallClockMs: number | null;
                 };
                 /** @enum {string} */
-                origin: "delegate_task" | "config" | "delegate_task_and_config";
+                origin: "delegate_task" | "config" | "delegate_task_and_config" | "profile" | "profile_and_config";
                 exceeded: {
                     /** @enum {string} */
                     limit: "tokens" | "costUsd" | "wallClockMs";
@@ -2299,7 +2299,7 @@ export interface components {
                     wallClockMs: number | null;
                 };
                 /** @enum {string} */
-                origin: "delegate_task" | "config" | "delegate_task_and_config";
+                origin: "delegate_task" | "config" | "delegate_task_and_config" | "profile" | "profile_and_config";
                 exceeded: {
                     /** @enum {string} */
                     limit: "tokens" | "costUsd" | "wallClockMs";
@@ -2492,8 +2492,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); the next fire tries again. */
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); profile_not_granted: the task runs under a grant that does not list its profile; the next fire tries again. */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "profile_not_granted" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
@@ -2509,8 +2509,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); the next fire tries again. */
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); profile_not_granted: the task runs under a grant that does not list its profile; the next fire tries again. */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "profile_not_granted" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
@@ -2609,8 +2609,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); the next fire tries again. */
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); profile_not_granted: the task runs under a grant that does not list its profile; the next fire tries again. */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "profile_not_granted" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
@@ -2626,8 +2626,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); the next fire tries again. */
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). profile_not_found and profile_refused: the task's profile, resolved again at this fire, was removed or would now be refused (detail says why); profile_not_granted: the task runs under a grant that does not list its profile; the next fire tries again. */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "profile_not_found" | "profile_refused" | "profile_not_granted" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
@@ -2860,7 +2860,7 @@ export interface components {
                     wallClockMs: number | null;
                 };
                 /** @enum {string} */
-                origin: "delegate_task" | "config" | "delegate_task_and_config";
+                origin: "delegate_task" | "config" | "delegate_task_and_config" | "profile" | "profile_and_config";
                 exceeded: {
                     /** @enum {string} */
                     limit: "tokens" | "costUsd" | "wallClockMs";
