@@ -1,11 +1,33 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { SwitchyardError } from "../spec/index.js";
+import { SwitchyardError, type TurnUsageReport } from "../spec/index.js";
+import type { AttemptRecord, RunRecord } from "../store/records.js";
 import type { UnitOfWork, UnitOfWorkStore } from "../store/ports.js";
 import type { Clock } from "../util/clock.js";
 import { isStoreBusy } from "../util/store-busy.js";
 import { requestHash, type IdAllocator } from "../util/ids.js";
 import { CommandContext, type CommitAction, type EngineHooks } from "./command-context.js";
+import type { EngineReaction } from "./engine-reaction.js";
 import type { Command, CommandOutcome } from "./ports.js";
+
+/** The engine's reactions as the code that triggers them calls them (see {@link EngineHooks}), in their order. */
+export function engineHooks(reactions: readonly EngineReaction[]): EngineHooks {
+  const runTerminal = reactions
+    .filter((r) => r.onRunTerminal !== undefined)
+    .map((r) => async (ctx: CommandContext, run: RunRecord) => r.onRunTerminal!(ctx, run));
+  const runtimeRequestChanged = reactions
+    .filter((r) => r.onRuntimeRequestChanged !== undefined)
+    .map((r) => async (ctx: CommandContext, requestId: string) => r.onRuntimeRequestChanged!(ctx, requestId));
+  const turnEnded = reactions
+    .filter((r) => r.onTurnEnded !== undefined)
+    .map(
+      (r) => async (ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) =>
+        r.onTurnEnded!(ctx, attempt, usage),
+    );
+  const threadStopped = reactions
+    .filter((r) => r.onThreadStopped !== undefined)
+    .map((r) => async (ctx: CommandContext, threadId: string) => r.onThreadStopped!(ctx, threadId));
+  return { runTerminal, runtimeRequestChanged, turnEnded, threadStopped };
+}
 
 /** The engine transaction the running code is part of: its innermost unit, and the outermost one's commit actions. */
 interface OpenTransaction {

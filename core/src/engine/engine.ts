@@ -1,11 +1,11 @@
-import { SwitchyardError, type TurnUsageReport } from "../spec/index.js";
+import { SwitchyardError } from "../spec/index.js";
 import type { CommitNudge } from "../store/commit-feed.js";
 import { type EventStore, StoreToken } from "../store/ports.js";
-import type { AttemptRecord, RunRecord, StoredEvent } from "../store/records.js";
+import type { StoredEvent } from "../store/records.js";
 import { type Clock, ClockToken } from "../util/clock.js";
 import { requestHash, type IdAllocator, IdAllocatorToken } from "../util/ids.js";
-import type { CommandContext, EngineHooks } from "./command-context.js";
-import { CommandProcessor } from "./command-processor.js";
+import type { CommandContext } from "./command-context.js";
+import { CommandProcessor, engineHooks } from "./command-processor.js";
 import { type EngineReaction, EngineReactionsToken } from "./engine-reaction.js";
 import { type CommittedReader, storeReader } from "./projection-reader.js";
 import type { Command, CommandOutcome, Engine } from "./ports.js";
@@ -39,23 +39,7 @@ export class TransactionalEngine implements Engine {
   ) {
     this.reader = storeReader(store);
     this.reactionNames = reactions.map((reaction) => reaction.name);
-    const runTerminal = reactions
-      .filter((r) => r.onRunTerminal !== undefined)
-      .map((r) => async (ctx: CommandContext, run: RunRecord) => r.onRunTerminal!(ctx, run));
-    const runtimeRequestChanged = reactions
-      .filter((r) => r.onRuntimeRequestChanged !== undefined)
-      .map((r) => async (ctx: CommandContext, requestId: string) => r.onRuntimeRequestChanged!(ctx, requestId));
-    const turnEnded = reactions
-      .filter((r) => r.onTurnEnded !== undefined)
-      .map(
-        (r) => async (ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) =>
-          r.onTurnEnded!(ctx, attempt, usage),
-      );
-    const threadStopped = reactions
-      .filter((r) => r.onThreadStopped !== undefined)
-      .map((r) => async (ctx: CommandContext, threadId: string) => r.onThreadStopped!(ctx, threadId));
-    const hooks: EngineHooks = { runTerminal, runtimeRequestChanged, turnEnded, threadStopped };
-    this.commands = new CommandProcessor(store, clock, ids, hooks, () => this.nudgeEffects());
+    this.commands = new CommandProcessor(store, clock, ids, engineHooks(reactions), () => this.nudgeEffects());
   }
 
   /** Runs a command once; a retry with the same id replays its receipt. */
