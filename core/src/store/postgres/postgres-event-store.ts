@@ -1,3 +1,4 @@
+import { asTransactionConflict } from "../../util/store-busy.js";
 import { FifoMutex } from "../async-transaction.js";
 import { CommitFeed } from "../commit-feed.js";
 import { ENTITY_NAMES, ENTITY_TABLES } from "../entity-tables.js";
@@ -184,7 +185,8 @@ export class PostgresEventStore implements TableHost, UnitOfWorkStore {
       await connection.commit();
     } catch (error) {
       await connection.rollBackAndRelease();
-      throw error;
+      // A deadlock or serialization failure rolled the unit back whole: retryable, and typed so.
+      throw asTransactionConflict(error);
     } finally {
       this.openUnits.delete(connection);
     }
@@ -293,7 +295,7 @@ export class PostgresEventStore implements TableHost, UnitOfWorkStore {
               await client.query("ROLLBACK TO SAVEPOINT nested_unit");
               await client.query("RELEASE SAVEPOINT nested_unit");
             });
-            throw error;
+            throw asTransactionConflict(error);
           }
         }),
     };
