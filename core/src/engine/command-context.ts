@@ -1,8 +1,7 @@
 import type { TableModule } from "../store/table-sql.js";
-import type { EventStore } from "../store/ports.js";
-import { environmentId } from "../store/settings.js";
+import type { UnitOfWork } from "../store/ports.js";
 import type { ProjectionReader } from "./projection-reader.js";
-import type { EntityName, EntityRecords } from "../store/records.js";
+import type { EntityName, EntityRecords, StoredEvent } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
 import type { IdAllocator } from "../util/ids.js";
 import type { AttemptRecord, RunRecord } from "../store/records.js";
@@ -59,15 +58,16 @@ export class CommandContext implements ProjectionReader {
   readonly nowMs: number;
   private effects = 0;
   private readonly commitActions: CommitAction[] = [];
-  private firstAppended: number | null = null;
-  private lastAppended: number | null = null;
+  /** The first and last events this context appended: their sequences are read once the unit flushed. */
+  private firstAppended: StoredEvent | null = null;
+  private lastAppended: StoredEvent | null = null;
 
   constructor(
     /**
-     * @internal The store, for the engine alone: handlers read through the async methods below
-     * (a PostgreSQL store cannot answer a read synchronously) and write through `put`.
+     * @internal The unit of work, for the engine alone: handlers read through the async methods
+     * below (a PostgreSQL store cannot answer a read synchronously) and write through `put`.
      */
-    private readonly store: EventStore,
+    private readonly work: UnitOfWork,
     readonly commandId: string | null,
     readonly clock: Clock,
     readonly ids: IdAllocator,
@@ -79,12 +79,12 @@ export class CommandContext implements ProjectionReader {
 
   /** Reads a record; earlier writes of this command included. */
   async get<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E] | null> {
-    return this.store.get(entity, id);
+    return this.work.get(entity, id);
   }
 
   /** Reads a record that must exist (a missing one is a bug, not a user error). */
   async require<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E]> {
-    const record = this.store.get(entity, id);
+    const record = await this.work.get(entity, id);
     if (record === null) throw new Error(`internal: ${entity} ${id} not found`);
     return record;
   }
@@ -96,17 +96,17 @@ export class CommandContext implements ProjectionReader {
     params?: readonly unknown[],
     suffix?: string,
   ): Promise<EntityRecords[E][]> {
-    return this.store.select(entity, where, params, suffix);
+    return this.work.select(entity, where, params, suffix);
   }
 
   /** Counts records matching a WHERE clause (as `EventStore.count`). */
   async count(entity: EntityName, where: string, params?: readonly unknown[]): Promise<number> {
-    return this.store.count(entity, where, params);
+    return this.work.count(entity, where, params);
   }
 
   /** Whether a record matches a WHERE clause (as `EventStore.exists`). */
   async exists(entity: EntityName, where: string, params?: readonly unknown[]): Promise<boolean> {
-    return this.store.exists(entity, where, params);
+    return this.work.exists(entity, where, params);
   }
 
   /**
@@ -114,19 +114,19 @@ export class CommandContext implements ProjectionReader {
    * reads and writes that are not records' upserts (timeline positions, reach rows, totals).
    */
   table<T>(open: TableModule<T>): T {
-    return new open(this.store);
+    return new open(this.work);
   }
 
   /** This environment's id (links to its threads name it). */
-  get environmentId(): string {
-    return environmentId(this.store);
+  async environmentId(): Promise<string> {
+    return this.work.environmentId();
   }
 
   /** Writes a record's new state (an upsert event plus its projection). Buffered: synchronous. */
   put<E extends EntityName>(entity: E, record: EntityRecords[E]): EntityRecords[E] {
-    for (const event of this.store.append(this.commandId, [{ entity, record }], this.now)) {
-      this.firstAppended ??= event.sequence;
-      this.lastAppended = event.sequence;
+    for (const event of this.work.append(this.commandId, [{ entity, record }], this.now)) {
+      this.firstAppended ??= event;
+      this.lastAppended = event;
     }
     return record;
   }
@@ -142,7 +142,7 @@ export class CommandContext implements ProjectionReader {
 
   /** Queues a provider effect for after commit. */
   effect(effect: EffectRequest, delayMs = 0): void {
-    this.store.enqueueEffect(effect, this.nowMs + delayMs, this.now);
+    this.work.enqueueEffect(effect, this.nowMs + delayMs, this.now);
     this.effects += 1;
   }
 
@@ -159,9 +159,10 @@ export class CommandContext implements ProjectionReader {
   /**
    * The sequences of the first and last events this context appended, both null when it
    * appended none: a receipt's range, known without asking the log for its newest sequence.
+   * Read after the unit's `flush` (a buffering store numbers its events there).
    */
   get appendedSequences(): { readonly first: number | null; readonly last: number | null } {
-    return { first: this.firstAppended, last: this.lastAppended };
+    return { first: this.firstAppended?.sequence ?? null, last: this.lastAppended?.sequence ?? null };
   }
 
   /** True when this command queued effects. */

@@ -45,11 +45,73 @@ export interface OutboxEffect {
   readonly lastError: string | null;
 }
 
+/** An outbox effect as a unit of work queues it (its id deterministic: queued once). */
+export interface EffectToEnqueue {
+  readonly id: string;
+  readonly lane: string;
+  readonly type: string;
+  readonly payload: unknown;
+}
+
+/**
+ * One transaction of the engine (issue 33), in the shape every backend can serve: reads are
+ * promises (a PostgreSQL store answers them on the unit's connection, after writing what the
+ * unit buffered), writes are synchronous and may be buffered until the unit's next read, its
+ * `flush` or its commit. Reads see the unit's own writes. The table modules open over it
+ * (`new ItemsTable(work)`) and run on its connection.
+ */
+export interface UnitOfWork extends TableHost {
+  /** Reads one record by id. */
+  get<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E] | null>;
+  /** Reads records with a WHERE clause over the entity's indexed columns (as `EventStore.select`). */
+  select<E extends EntityName>(
+    entity: E,
+    where: string,
+    params?: readonly unknown[],
+    suffix?: string,
+  ): Promise<EntityRecords[E][]>;
+  /** Counts records matching a WHERE clause. */
+  count(entity: EntityName, where: string, params?: readonly unknown[]): Promise<number>;
+  /** Whether a record matches a WHERE clause. */
+  exists(entity: EntityName, where: string, params?: readonly unknown[]): Promise<boolean>;
+  /**
+   * A command's receipt, or null. It holds the command id until the unit ends: a unit on
+   * another connection asking for the same id waits for this one to commit or roll back, then
+   * reads what it left (so one id runs once however many nodes are asked at once).
+   */
+  receipt(commandId: string): Promise<CommandReceipt | null>;
+  /** This environment's id (created once with the database, named in thread links). */
+  environmentId(): Promise<string>;
+  /**
+   * Appends upsert events and applies them to the projections. An event's `sequence` may be 0
+   * until the unit flushes: read it from the returned objects after `flush` (or after the unit
+   * committed), never from the log's newest sequence, which other writers move.
+   */
+  append(commandId: string | null, upserts: readonly RecordUpsert[], now: string): readonly StoredEvent[];
+  /** Stores a command receipt. */
+  putReceipt(receipt: CommandReceipt): void;
+  /** Adds an effect to the outbox; an existing id is kept (deterministic ids make this idempotent). */
+  enqueueEffect(effect: EffectToEnqueue, availableAtMs: number, nowIso: string): void;
+  /** Writes what is buffered (the appended events get their sequences); nothing to do on a store that does not buffer. */
+  flush(): Promise<void>;
+  /** Runs `body` in a nested unit (a savepoint): one that rejects rolls back alone, the outer unit goes on. */
+  nested<R>(body: (work: UnitOfWork) => Promise<R>): Promise<R>;
+}
+
+/** A store that runs units of work: what the engine's command processor needs of the store. */
+export interface UnitOfWorkStore {
+  /**
+   * Runs `body` in one transaction that may span awaits, and resolves once it committed (a
+   * rejection rolls it back). Outermost units run one at a time, in call order.
+   */
+  transactionAsync<R>(body: (work: UnitOfWork) => Promise<R>): Promise<R>;
+}
+
 /**
  * The durable store (`Store`): an append-only event log whose events are record upserts,
  * projections updated in the same transaction, command receipts and the outbox.
  */
-export interface EventStore extends TableHost {
+export interface EventStore extends TableHost, UnitOfWorkStore {
   /** The table modules' SQL (core/src/store/tables), on this store's connection. */
   readonly tableSql: TableSql;
   /** The database file. */
@@ -66,9 +128,11 @@ export interface EventStore extends TableHost {
   /**
    * Runs `work` in one transaction that may span awaits (nested calls from inside its async
    * context become savepoints; outermost ones run one at a time, in call order). While one is
-   * open, code outside it reads committed state only and may not write.
+   * open, code outside it reads committed state only and may not write. `work` is handed the
+   * transaction as a {@link UnitOfWork} (the engine's port); on this store the transaction is
+   * also ambient, so the store's own methods called inside it take part in it.
    */
-  transactionAsync<T>(work: () => Promise<T>): Promise<T>;
+  transactionAsync<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
   /**
    * Runs a synchronous write made outside any command (autocommit statements, or a
    * `transaction()` of its own) in its turn among the asynchronous transactions: at once when
@@ -120,11 +184,7 @@ export interface EventStore extends TableHost {
   /** Stores a command receipt. Must run inside `transaction`. */
   putReceipt(receipt: CommandReceipt): void;
   /** Adds an effect to the outbox; an existing id is kept (deterministic ids make this idempotent). */
-  enqueueEffect(
-    effect: { id: string; lane: string; type: string; payload: unknown },
-    nowMs: number,
-    nowIso: string,
-  ): void;
+  enqueueEffect(effect: EffectToEnqueue, nowMs: number, nowIso: string): void;
   /** The oldest unfinished effect of each lane that is due and not already claimed. */
   dueEffects(nowMs: number): OutboxEffect[];
   /** When the next delayed effect becomes due, or null. */

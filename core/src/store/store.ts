@@ -8,7 +8,8 @@ import { CommittedReads } from "./committed-reads.js";
 import { CommittedRows } from "./committed-rows.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
-import type { CommandReceipt, EventStore, OutboxAgenda, OutboxEffect, RecordUpsert } from "./ports.js";
+import { ambientUnitOfWork } from "./ambient-unit-of-work.js";
+import type { CommandReceipt, EventStore, OutboxAgenda, OutboxEffect, RecordUpsert, UnitOfWork } from "./ports.js";
 import type { TableSql } from "./table-sql.js";
 import { forgetSearchRows, THREAD_SEARCH_STALE_SQL } from "./thread-search-index.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
@@ -549,16 +550,20 @@ export class Store implements EventStore {
    * `AsyncTransactionConflictError`; and so do writes from a level that has a savepoint open
    * (they would land in the savepoint). It cannot start inside the synchronous `transaction()`.
    */
-  async transactionAsync<T>(work: () => Promise<T>): Promise<T> {
+  async transactionAsync<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
     if (this.syncDepth > 0)
       throw new AsyncTransactionConflictError(
         "transactionAsync",
         "it cannot start inside the synchronous transaction()",
       );
+    const body = () => work(this.unitOfWork);
     const here = this.asyncLevel.getStore();
-    if (here?.open === true) return here.nested.run(() => this.savepointAsync(here, work));
-    return this.asyncTransactions.run(() => this.outermostAsync(work));
+    if (here?.open === true) return here.nested.run(() => this.savepointAsync(here, body));
+    return this.asyncTransactions.run(() => this.outermostAsync(body));
   }
+
+  /** The ambient transaction as the engine's unit of work (the same one for every level: it follows the async context). */
+  private readonly unitOfWork: UnitOfWork = ambientUnitOfWork(this);
 
   /**
    * Runs `write` (synchronous autocommit statements, or a `transaction()` of its own) where it

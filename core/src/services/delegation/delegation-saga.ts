@@ -160,7 +160,7 @@ export class DelegationSaga implements EngineReaction {
         ? `${task.summary!.slice(0, MAX_RESULT_IN_WAKE)}…`
         : (task.summary ?? "");
     const text = [
-      `Delegated task "${task.title}" (${threadLink(ctx.environmentId, task.childThreadId)}) finished with status ${task.status}${isBudgetStopReason(task.cancelReason) ? ` (stopped: ${task.cancelReason}; the result is partial)` : ""}.`,
+      `Delegated task "${task.title}" (${threadLink(await ctx.environmentId(), task.childThreadId)}) finished with status ${task.status}${isBudgetStopReason(task.cancelReason) ? ` (stopped: ${task.cancelReason}; the result is partial)` : ""}.`,
       "",
       "Result:",
       summary === "" ? "(no text)" : summary,
@@ -278,7 +278,7 @@ export class DelegationSaga implements EngineReaction {
       request.request.kind === "user_input" ? request.request.questions.map((q) => q.question).join(" / ") : "";
     const state = request.blocking ? "is blocked until it gets an answer" : "is still working";
     const text = [
-      `Sub-agent "${task.title}" (${threadLink(ctx.environmentId, task.childThreadId)}) asks: ${questions}`,
+      `Sub-agent "${task.title}" (${threadLink(await ctx.environmentId(), task.childThreadId)}) asks: ${questions}`,
       `It ${state}. Answer with t3_pending_request (threadId ${task.childThreadId}, action "respond", requestId ${request.id}), or ask the user.`,
     ].join("\n");
     const delivery = await deliverMessage(ctx, {

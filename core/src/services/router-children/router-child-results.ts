@@ -111,7 +111,7 @@ export class RouterChildResults implements EngineReaction {
     run: RunRecord,
   ): Promise<void> {
     const text = [
-      `Child thread "${child.title}" (${threadLink(ctx.environmentId, child.id)}) finished a turn with status ${run.status}.`,
+      `Child thread "${child.title}" (${threadLink(await ctx.environmentId(), child.id)}) finished a turn with status ${run.status}.`,
       "",
       "Result:",
       transfer.content === "" ? "(no text)" : clip(transfer.content, MAX_RESULT_IN_MESSAGE),

@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL backend's groundwork (issue 34): the pool, the schema and its migrations, and
  * the ordered event reader. The only folder of core/src that imports `pg` (a dependency rule
- * holds it). The store itself (`PostgresEventStore`) passes the store contract suite; the
- * engine does not run on it yet: that needs the asynchronous port (issue 33).
+ * holds it). The store itself (`PostgresEventStore`) passes the store contract suite, the
+ * engine's commands included: it runs the engine's units of work (`UnitOfWorkStore`).
  */
 export type { MigratePostgresOptions, PostgresMigration } from "./postgres-migrations.js";
 export { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS, migratePostgres } from "./postgres-migrations.js";

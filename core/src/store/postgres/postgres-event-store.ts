@@ -1,9 +1,19 @@
+import { asTransactionConflict } from "../../util/store-busy.js";
 import { FifoMutex } from "../async-transaction.js";
 import { CommitFeed } from "../commit-feed.js";
 import { ENTITY_NAMES, ENTITY_TABLES } from "../entity-tables.js";
-import type { CommandReceipt, OutboxAgenda, OutboxEffect, RecordUpsert } from "../ports.js";
+import { randomBytes } from "node:crypto";
+import type {
+  CommandReceipt,
+  EffectToEnqueue,
+  OutboxAgenda,
+  OutboxEffect,
+  RecordUpsert,
+  UnitOfWork,
+  UnitOfWorkStore,
+} from "../ports.js";
 import type { EntityName, EntityRecords, StoredEvent } from "../records.js";
-import type { TableHost, TableSql } from "../table-sql.js";
+import { numberedPlaceholders, type TableHost, type TableSql } from "../table-sql.js";
 import { OrderedEventReader } from "./ordered-event-reader.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { openPostgresPool, type PostgresPool, type PostgresPoolOptions } from "./postgres-pool.js";
@@ -12,13 +22,7 @@ import { postgresTableSql } from "./postgres-table-sql.js";
 import { UnitConnection } from "./postgres-unit-connection.js";
 import { UnitWrites } from "./postgres-unit-writes.js";
 
-/** An effect as a unit of work queues it. */
-export interface EffectToEnqueue {
-  readonly id: string;
-  readonly lane: string;
-  readonly type: string;
-  readonly payload: unknown;
-}
+export type { EffectToEnqueue } from "../ports.js";
 
 /**
  * The writes of a PostgreSQL unit of work: synchronous, buffered until the unit's next read or
@@ -39,11 +43,13 @@ export interface PostgresSyncUnitOfWork extends PostgresUnitOfWork {
 }
 
 /**
- * A unit of work that may await: reads of its own writes, nested units as savepoints, and the
- * table modules (`new ItemsTable(work)`) on its connection after its buffered writes.
+ * A unit of work that may await: the engine's {@link UnitOfWork} (reads of its own writes on
+ * its connection after its buffered writes, nested units as savepoints, the table modules
+ * `new ItemsTable(work)`), and `forget`.
  */
-export interface PostgresAsyncUnitOfWork extends PostgresUnitOfWork, TableHost {
-  get<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E] | null>;
+export interface PostgresAsyncUnitOfWork extends PostgresUnitOfWork, UnitOfWork {
+  append(commandId: string | null, upserts: readonly RecordUpsert[], now: string): readonly StoredEvent[];
+  enqueueEffect(effect: EffectToEnqueue, availableAtMs: number, nowIso: string): void;
   nested<R>(body: (work: PostgresAsyncUnitOfWork) => Promise<R>): Promise<R>;
 }
 
@@ -82,6 +88,12 @@ interface ReceiptRow {
 /** Lane heads: the oldest unfinished effect of each lane (a claimed one holds its lane). */
 const HEADS_SQL = "SELECT lane, MIN(seq) AS seq FROM outbox WHERE status IN ('pending', 'claimed') GROUP BY lane";
 
+/**
+ * A transaction-scoped advisory lock on a command id (`$1`, hashed as the records' locks are,
+ * on a key no record has): what makes a receipt lookup wait for another unit running the id.
+ */
+const LOCK_COMMAND_SQL = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))";
+
 /** Events read per statement while projections are rebuilt. */
 const REBUILD_BATCH = 5_000;
 
@@ -101,7 +113,7 @@ const TAIL_BATCH = 1_000;
  * - `onCommitted` hears this store's own commits, in commit order (one unit at a time); other
  *   stores' commits reach a reader through the log.
  */
-export class PostgresEventStore implements TableHost {
+export class PostgresEventStore implements TableHost, UnitOfWorkStore {
   private readonly units = new FifoMutex();
   private readonly feed = new CommitFeed();
   /** The safe position `lastSequence` reports, read onwards from where it last stopped. */
@@ -109,6 +121,8 @@ export class PostgresEventStore implements TableHost {
   private readonly tailReads = new FifoMutex();
   /** The connections of units under way, which `close` ends. */
   private readonly openUnits = new Set<UnitConnection>();
+  /** This database's environment id, once read (it never changes). */
+  private environment: Promise<string> | null = null;
 
   /**
    * The table modules' SQL outside a unit of work: on the pool, so a read sees what has
@@ -171,7 +185,8 @@ export class PostgresEventStore implements TableHost {
       await connection.commit();
     } catch (error) {
       await connection.rollBackAndRelease();
-      throw error;
+      // A deadlock or serialization failure rolled the unit back whole: retryable, and typed so.
+      throw asTransactionConflict(error);
     } finally {
       this.openUnits.delete(connection);
     }
@@ -211,6 +226,12 @@ export class PostgresEventStore implements TableHost {
   private asyncWork(unit: OpenUnit): PostgresAsyncUnitOfWork {
     /** Nested units started together run one after the other. */
     const nestedUnits = new FifoMutex();
+    /** A read of the unit: on its connection, after what it wrote reached the database. */
+    const read = async <Row>(text: string, params: readonly unknown[]): Promise<Row[]> => {
+      await unit.flush();
+      return (await (await unit.connection.client()).query<Row & Record<string, unknown>>(text, params as unknown[]))
+        .rows;
+    };
     const work: PostgresAsyncUnitOfWork = {
       ...this.writesOf(unit.writes),
       // What the unit wrote must be in the database before a table's SQL reads or writes beside it.
@@ -219,14 +240,44 @@ export class PostgresEventStore implements TableHost {
         return (await unit.connection.client()).query(text, params as unknown[]);
       }),
       get: async (entity, id) => {
-        // What the unit wrote must be in the database before it reads.
-        await unit.flush();
-        const client = await unit.connection.client();
         const row = (
-          await client.query<{ data: string }>(`SELECT data FROM ${ENTITY_TABLES[entity].table} WHERE id = $1`, [id])
-        ).rows[0];
+          await read<{ data: string }>(`SELECT data FROM ${ENTITY_TABLES[entity].table} WHERE id = $1`, [id])
+        )[0];
         return row === undefined ? null : (JSON.parse(row.data) as EntityRecords[typeof entity]);
       },
+      // The WHERE clauses are the SQLite store's (`?` placeholders, indexed columns by the same names).
+      select: async <E extends EntityName>(entity: E, where: string, params: readonly unknown[] = [], suffix = "") =>
+        (
+          await read<{ data: string }>(
+            numberedPlaceholders(`SELECT data FROM ${ENTITY_TABLES[entity].table} WHERE ${where} ${suffix}`),
+            params,
+          )
+        ).map((row) => JSON.parse(row.data) as EntityRecords[E]),
+      count: async (entity, where, params = []) =>
+        (
+          await read<{ n: number }>(
+            numberedPlaceholders(`SELECT COUNT(*)::integer AS n FROM ${ENTITY_TABLES[entity].table} WHERE ${where}`),
+            params,
+          )
+        )[0]!.n,
+      exists: async (entity, where, params = []) =>
+        (
+          await read<{ found: boolean }>(
+            numberedPlaceholders(
+              `SELECT EXISTS (SELECT 1 FROM ${ENTITY_TABLES[entity].table} WHERE ${where}) AS found`,
+            ),
+            params,
+          )
+        )[0]!.found,
+      receipt: async (commandId) => {
+        // Held until the unit ends: another store's unit asking for the same id waits here for
+        // this one's commit and then reads its receipt, instead of running the command again.
+        await read(LOCK_COMMAND_SQL, [JSON.stringify(["command", commandId])]);
+        const row = (await read<ReceiptRow>("SELECT * FROM command_receipts WHERE command_id = $1", [commandId]))[0];
+        return row === undefined ? null : toReceipt(row);
+      },
+      environmentId: () => this.environmentId(),
+      flush: () => unit.flush(),
       nested: (body) =>
         nestedUnits.run(async () => {
           // The savepoint comes after what the outer unit buffered, which it keeps.
@@ -244,7 +295,7 @@ export class PostgresEventStore implements TableHost {
               await client.query("ROLLBACK TO SAVEPOINT nested_unit");
               await client.query("RELEASE SAVEPOINT nested_unit");
             });
-            throw error;
+            throw asTransactionConflict(error);
           }
         }),
     };
@@ -282,16 +333,25 @@ export class PostgresEventStore implements TableHost {
   async receipt(commandId: string): Promise<CommandReceipt | null> {
     const row = (await this.pool.query<ReceiptRow>("SELECT * FROM command_receipts WHERE command_id = $1", [commandId]))
       .rows[0];
-    if (row === undefined) return null;
-    return {
-      commandId: row.command_id,
-      operation: row.operation,
-      requestHash: row.request_hash,
-      result: JSON.parse(row.result),
-      firstSequence: row.first_sequence,
-      lastSequence: row.last_sequence,
-      createdAt: row.created_at,
-    };
+    return row === undefined ? null : toReceipt(row);
+  }
+
+  /**
+   * This database's environment id, created by the first store that asks (on the pool, in a
+   * statement of its own: the id must not vanish with a unit of work that rolls back).
+   */
+  environmentId(): Promise<string> {
+    this.environment ??= (async () => {
+      await this.pool.query(
+        "INSERT INTO settings (key, value) VALUES ('environment_id', $1) ON CONFLICT (key) DO NOTHING",
+        [`env_${randomBytes(8).toString("hex")}`],
+      );
+      return (await this.pool.query<{ value: string }>("SELECT value FROM settings WHERE key = 'environment_id'"))
+        .rows[0]!.value;
+    })();
+    // A failed read is not kept: the next caller tries again.
+    this.environment.catch(() => (this.environment = null));
+    return this.environment;
   }
 
   // ---- the outbox (SQLite's semantics) ----
@@ -476,6 +536,18 @@ async function readOn(
     else if (settling) return;
     else settling = true;
   }
+}
+
+function toReceipt(row: ReceiptRow): CommandReceipt {
+  return {
+    commandId: row.command_id,
+    operation: row.operation,
+    requestHash: row.request_hash,
+    result: JSON.parse(row.result),
+    firstSequence: row.first_sequence,
+    lastSequence: row.last_sequence,
+    createdAt: row.created_at,
+  };
 }
 
 function toEffect(row: OutboxRow): OutboxEffect {

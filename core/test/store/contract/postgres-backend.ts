@@ -16,7 +16,9 @@ import {
   type PostgresSyncUnitOfWork,
   type PostgresUnitOfWork,
 } from "../../../src/store/postgres/index.js";
+import { CommandProcessor, engineHooks } from "../../../src/engine/command-processor.js";
 import type { Clock } from "../../../src/util/clock.js";
+import { randomIdAllocator } from "../../../src/util/ids.js";
 import type {
   AsyncUnitOfWork,
   StoreBackend,
@@ -25,6 +27,7 @@ import type {
   TableRows,
   UnitOfWork,
 } from "./store-harness.js";
+import { processExecution } from "./process-execution.js";
 
 const NEWEST_VERSION = Math.max(...POSTGRES_MIGRATIONS.map((migration) => migration.version));
 
@@ -32,11 +35,11 @@ const NEWEST_VERSION = Math.max(...POSTGRES_MIGRATIONS.map((migration) => migrat
 const FROZEN_MS = Date.UTC(2026, 11, 1);
 const frozenClock: Clock = { nowMs: () => FROZEN_MS, nowIso: () => new Date(FROZEN_MS).toISOString() };
 
-/** What the engine and the thread search need, which this backend does not have yet. */
+/** What the thread search needs, which this backend does not have yet. */
 function notYet(what: string): Promise<never> {
   return Promise.reject(
     new Error(
-      `${what} does not run on PostgreSQL yet: the engine takes the synchronous SQLite port until issue 33, and the thread search has no tsvector index (the suite's tests of it are skipped here: has.engine, has.threadSearch)`,
+      `${what} does not run on PostgreSQL yet: the thread search has no tsvector index (the suite's tests of it are skipped here: has.threadSearch)`,
     ),
   );
 }
@@ -75,7 +78,7 @@ async function tablesOf(pool: PostgresPool): Promise<TableRows> {
   const tables = (
     await pool.query<{ name: string; key: string[] | null }>(
       `SELECT c.relname AS name,
-         (SELECT array_agg(a.attname ORDER BY array_position(i.indkey::int2[], a.attnum))
+         (SELECT array_agg(a.attname::text ORDER BY array_position(i.indkey::int2[], a.attnum))
             FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
             WHERE i.indrelid = c.oid AND i.indisprimary) AS key
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -109,6 +112,8 @@ async function schemaOf(pool: PostgresPool): Promise<readonly string[]> {
 function harnessOf(store: PostgresEventStore): StoreHarness {
   const clock = frozenClock;
   const pool = store.pool;
+  // The engine's own command processing (TransactionalEngine runs the same), on this store's units of work.
+  const engine = new CommandProcessor(store, clock, randomIdAllocator, engineHooks([]));
   return {
     backend: "postgres",
     nowMs: () => clock.nowMs(),
@@ -141,9 +146,9 @@ function harnessOf(store: PostgresEventStore): StoreHarness {
       (await pool.query<{ version: number }>("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations"))
         .rows[0]!.version,
     schema: () => schemaOf(pool),
-    execute: () => notYet("execute"),
-    apply: () => notYet("apply"),
-    applyEach: () => notYet("applyEach"),
+    execute: (command) => engine.execute(command),
+    apply: (change) => engine.apply(change),
+    applyEach: (changes, onError) => engine.applyEach(changes, onError),
   };
 }
 
@@ -155,6 +160,9 @@ function storeProcess(url: string): StoreProcess {
   // "close", not "exit": every answer it wrote before the kill has been read by then.
   const exited = once(child, "close");
   const waiting: ((answer: Record<string, unknown>) => void)[] = [];
+  /** An `execute`'s answers, by its tag: they come as its phases do, between other answers. */
+  const tagged = new Map<string, (answer: Record<string, unknown>) => void>();
+  let tags = 0;
   let onAck: ((sequence: number) => void) | null = null;
   createInterface({ input: child.stdout! }).on("line", (line) => {
     let answer: Record<string, unknown>;
@@ -164,6 +172,7 @@ function storeProcess(url: string): StoreProcess {
       return; // The last line, cut short by the kill: not an answer.
     }
     if (typeof answer.acked === "number") onAck?.(answer.acked);
+    else if (typeof answer.tag === "string") tagged.get(answer.tag)?.(answer);
     else waiting.shift()?.(answer);
   });
   const request = (body: Record<string, unknown>) =>
@@ -191,9 +200,11 @@ function storeProcess(url: string): StoreProcess {
       onAck = listener;
       child.stdin!.write(`${JSON.stringify({ op: "appendUntilKilled" })}\n`);
     },
-    execute: () => {
-      // Never called: the tests that run commands in store processes need has.engine.
-      throw new Error("a PostgreSQL store process has no engine yet (issue 33)");
+    execute: (command) => {
+      const tag = `execution-${(tags += 1)}`;
+      const { execution, onAnswer } = processExecution((line) => child.stdin!.write(line), exited, tag, command);
+      tagged.set(tag, onAnswer);
+      return execution;
     },
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -223,7 +234,7 @@ export function postgresBackend(): StoreBackend {
   };
   return {
     name: "postgres",
-    has: { engine: false, threadSearch: false },
+    has: { engine: true, threadSearch: false },
     newestVersion: NEWEST_VERSION,
     open: async () => openStore(await createTestDatabase()),
     reopen: async (harness) => {

@@ -9,7 +9,6 @@ import Database from "better-sqlite3";
 import { TransactionalEngine } from "../../../src/engine/engine.js";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "../../../src/store/entity-tables.js";
 import { migrate, MIGRATIONS } from "../../../src/store/migrations.js";
-import type { CommandOutcome } from "../../../src/engine/ports.js";
 import type { CommandReceipt, RecordUpsert } from "../../../src/store/ports.js";
 import type { EntityName, EntityRecords } from "../../../src/store/records.js";
 import { Store } from "../../../src/store/store.js";
@@ -26,6 +25,7 @@ import type {
   TableRows,
   UnitOfWork,
 } from "./store-harness.js";
+import { processExecution } from "./process-execution.js";
 
 const NEWEST_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
 
@@ -281,48 +281,9 @@ function storeProcess(file: string): StoreProcess {
     },
     execute: (command) => {
       const tag = `execution-${(tags += 1)}`;
-      const phases = new Map<
-        string,
-        {
-          promise: Promise<Record<string, unknown>>;
-          resolve: (answer: Record<string, unknown>) => void;
-          reject: (error: Error) => void;
-        }
-      >();
-      for (const phase of ["starting", "holding", "settled"]) {
-        let resolve!: (answer: Record<string, unknown>) => void;
-        let reject!: (error: Error) => void;
-        const promise = new Promise<Record<string, unknown>>((res, rej) => ((resolve = res), (reject = rej)));
-        // A phase nobody awaits (`holding` of a command not held) must not be an unhandled rejection.
-        promise.catch(() => undefined);
-        phases.set(phase, { promise, resolve, reject });
-      }
-      tagged.set(tag, (answer) => {
-        const phase = answer.phase === "done" || answer.phase === "failed" ? "settled" : String(answer.phase);
-        resolved.add(phase);
-        phases.get(phase)?.resolve(answer);
-      });
-      const resolved = new Set<string>();
-      void exited.then(() => {
-        for (const [phase, waiter] of phases) {
-          // A command not held never holds: only what could still come is refused.
-          if (resolved.has(phase) || (phase === "holding" && !command.hold)) continue;
-          waiter.reject(new Error(`the store process exited before ${phase}`));
-        }
-      });
-      child.stdin!.write(`${JSON.stringify({ op: "execute", tag, ...command })}\n`);
-      return {
-        starting: phases.get("starting")!.promise.then(() => undefined),
-        holding: phases.get("holding")!.promise.then(() => undefined),
-        settled: phases
-          .get("settled")!
-          .promise.then((answer) =>
-            answer.phase === "done"
-              ? { outcome: answer.outcome as CommandOutcome<unknown>, ran: answer.ran === true }
-              : { error: answer.error as { code: string | null; message: string } },
-          ),
-        release: () => child.stdin!.write(`${JSON.stringify({ op: "release", tag })}\n`),
-      };
+      const { execution, onAnswer } = processExecution((line) => child.stdin!.write(line), exited, tag, command);
+      tagged.set(tag, onAnswer);
+      return execution;
     },
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
