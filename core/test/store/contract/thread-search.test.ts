@@ -30,6 +30,7 @@ describe.each(backends)("store contract ($name): thread search", (backend) => {
       thread("thread:1", "project:a", "Deploy the staging cluster"),
       thread("thread:2", "project:a", "Write the release notes"),
       thread("thread:3", "project:b", "Deploy elsewhere"),
+      thread("thread:4", "project:a", "Ask O'Brien about C:\\temp"),
       item("item:1", "thread:2", 1, "Please mention the flaky migration", "user_message"),
       item("item:2", "thread:2", 2, "Noted: the migration is flaky on Mondays"),
     ]);
@@ -40,6 +41,10 @@ describe.each(backends)("store contract ($name): thread search", (backend) => {
     expect(await store.searchThreads("project:b", "deploy")).toEqual(["thread:3"]);
     // Operators are words: nothing a person types is a syntax error.
     expect(await store.searchThreads("project:a", 'flaky "NEAR" -migration* :x')).toEqual([]);
+    // Quotes and backslashes are text too, in the last word (a prefix) as in the others.
+    expect(await store.searchThreads("project:a", "o'brien")).toEqual(["thread:4"]);
+    expect(await store.searchThreads("project:a", "o'brien about c:\\te")).toEqual(["thread:4"]);
+    expect(await store.searchThreads("project:a", "it's a\\b\\'")).toEqual([]);
   });
 
   it("finds nothing for a word no thread holds, or unless every word matches", async () => {
