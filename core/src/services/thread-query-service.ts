@@ -4,7 +4,6 @@ import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { ThreadRecord, TimelineItemKind, TimelineItemRecord } from "../store/records.js";
 import { ItemsTable } from "../store/tables/items.js";
 import {
-  ftsQuery,
   SNIPPET_MATCH_END,
   SNIPPET_MATCH_START,
   ThreadSearchTable,
@@ -229,13 +228,9 @@ export class ThreadQueryService {
       throw new OrchestratorFailure("invalid_request", "q: give at least one word to search for.", { field: "q" });
     const limit = Math.min(Math.max(input.limit ?? 20, 1), 50);
     const offset = Math.max(input.offset ?? 0, 0);
-    const match = ftsQuery(input.q);
     const listing = { includeSubagents: input.includeSubagents === true };
     // One more than the page tells whether another page follows without counting every match.
-    const hits =
-      match === null
-        ? []
-        : await new ThreadSearchTable(this.engine.store).page(projectId, listing, match, limit + 1, offset);
+    const hits = await new ThreadSearchTable(this.engine.store).page(projectId, listing, input.q, limit + 1, offset);
     const pageHits = hits.slice(0, limit);
     const facts = await new ThreadsTable(this.engine.store).shellFacts(pageHits.map((hit) => hit.threadId));
     // A thread forgotten or deleted since the page was read (the catch-up may have waited its

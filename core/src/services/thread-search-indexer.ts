@@ -1,7 +1,7 @@
 import { inject, injectable } from "tsyringe";
 import { type Engine, EngineToken } from "../engine/ports.js";
 import { type Logger, LoggerToken } from "../logging/logger.js";
-import { ThreadSearchIndex } from "../store/thread-search-index.js";
+import { threadSearchIndexOf } from "../store/thread-search-index.js";
 
 /**
  * How often the thread search index catches up in the background. A search catches up before
@@ -46,7 +46,7 @@ export class ThreadSearchIndexer {
   private async catchUp(): Promise<void> {
     const store = this.engine.store;
     try {
-      if (store.isOpen()) await new ThreadSearchIndex(store).catchUpAsync();
+      if (store.isOpen()) await threadSearchIndexOf(store).catchUpAsync();
     } catch (error) {
       // The index stays behind its watermark and the next tick (or search) tries again.
       if (store.isOpen())

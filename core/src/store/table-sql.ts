@@ -44,8 +44,9 @@ export interface TableHost {
 export type TableModule<T> = new (host: TableHost) => T;
 
 /**
- * A query needs something this backend does not have yet (the thread search's FTS5 on
- * PostgreSQL): refused by name rather than failing in the database with a syntax error.
+ * A query needs something this backend does not have (SQLite's FTS5 index opened over another
+ * store, a synchronous write on PostgreSQL): refused by name rather than failing in the
+ * database with a syntax error.
  */
 export class MissingStoreCapabilityError extends SwitchyardError {
   constructor(

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { EventStore } from "./ports.js";
 import { type SqliteEventStore, sqliteStoreOf } from "./sqlite-only.js";
 import type { EntityName } from "./records.js";
+import type { TableHost } from "./table-sql.js";
 
 /**
  * The item kinds whose text is searched: what the user and the assistant said, and proposed
@@ -71,6 +72,30 @@ const ROWID_SQL: Partial<Readonly<Record<EntityName, string>>> = {
   item: "SELECT rowid FROM items WHERE id = ?",
 };
 
+/**
+ * What keeps a store's thread search index current with its event log, whatever the backend:
+ * what the search awaits before it answers, and what the background tick calls.
+ */
+export interface ThreadSearchIndexing {
+  /** Catches up through every event committed when it was called (in bounded batches). */
+  catchUpAsync(): Promise<void>;
+}
+
+/** A store that carries its own thread search index (PostgreSQL's: `PostgresEventStore`). */
+interface ThreadSearchIndexingHost extends TableHost {
+  readonly threadSearchIndex: ThreadSearchIndexing;
+}
+
+/**
+ * The thread search index of the store behind `host`: the one it carries, else SQLite's FTS5
+ * index over the SQLite store (any other host is refused by the capability it lacks, a
+ * `MissingStoreCapabilityError`). A unit of work is not a store: search opens over the store.
+ */
+export function threadSearchIndexOf(host: TableHost): ThreadSearchIndexing {
+  const own = (host as Partial<ThreadSearchIndexingHost>).threadSearchIndex;
+  return own ?? new ThreadSearchIndex(host as EventStore);
+}
+
 /** What one catch-up did. */
 export interface ThreadSearchCatchUp {
   /** The event sequence the index is now current through. */
@@ -98,10 +123,10 @@ export interface ThreadSearchCatchUp {
  * up, and a search never finds it meanwhile (it joins the live threads); `forget` removes a
  * forgotten thread's or item's rows at once (forgotten text must not outlive its record).
  */
-export class ThreadSearchIndex {
+export class ThreadSearchIndex implements ThreadSearchIndexing {
   private readonly store: SqliteEventStore;
 
-  // FTS5 is SQLite's: PostgreSQL's search will be its own (tsvector).
+  // FTS5 is SQLite's: PostgreSQL's search is its own (postgres/postgres-thread-search.ts).
   constructor(store: EventStore) {
     this.store = sqliteStoreOf(store, "full-text thread search");
   }

@@ -18,6 +18,7 @@ import { OrderedEventReader } from "./ordered-event-reader.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { openPostgresPool, type PostgresPool, type PostgresPoolOptions } from "./postgres-pool.js";
 import { deleteRows, projectionValues, type ProjectionValues, upsertRows } from "./postgres-projection-rows.js";
+import { POSTGRES_THREAD_SEARCH_STALE_SQL, PostgresThreadSearchIndex } from "./postgres-thread-search.js";
 import { postgresTableSql } from "./postgres-table-sql.js";
 import { UnitConnection } from "./postgres-unit-connection.js";
 import { UnitWrites } from "./postgres-unit-writes.js";
@@ -130,9 +131,13 @@ export class PostgresEventStore implements TableHost, UnitOfWorkStore {
    */
   readonly tableSql: TableSql;
 
+  /** The thread search index (`tsvector`), kept from the log up to the safe position. */
+  readonly threadSearchIndex: PostgresThreadSearchIndex;
+
   constructor(readonly pool: PostgresPool) {
     this.tail = new OrderedEventReader(pool);
     this.tableSql = postgresTableSql((text, params) => pool.query(text, params as unknown[]));
+    this.threadSearchIndex = new PostgresThreadSearchIndex(pool, () => this.lastSequence());
   }
 
   // ---- units of work ----
@@ -447,6 +452,9 @@ export class PostgresEventStore implements TableHost, UnitOfWorkStore {
       this.inTransaction(async (unit) => {
         const client = await unit.connection.client();
         await client.query("LOCK TABLE events IN SHARE MODE");
+        // The rows go and come back (their index rows with them, by the foreign keys): the
+        // thread search builds again in bulk at its next catch-up.
+        await client.query(POSTGRES_THREAD_SEARCH_STALE_SQL);
         for (const name of ENTITY_NAMES) await client.query(`DELETE FROM ${ENTITY_TABLES[name].table}`);
         let applied = 0;
         let after = 0;

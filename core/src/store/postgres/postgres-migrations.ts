@@ -1,6 +1,6 @@
 import { SwitchyardError } from "../../spec/index.js";
 import type { PostgresPool } from "./postgres-pool.js";
-import { POSTGRES_BASELINE_SQL } from "./postgres-schema.js";
+import { POSTGRES_BASELINE_SQL, POSTGRES_THREAD_SEARCH_SQL } from "./postgres-schema.js";
 
 /**
  * One PostgreSQL schema step. The baseline carries SQLite's newest version when it was made
@@ -16,8 +16,11 @@ export interface PostgresMigration {
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 31,
-    name: "baseline: the SQLite schema through version 31, in PostgreSQL types (no thread search yet)",
-    sql: POSTGRES_BASELINE_SQL,
+    // The thread search is SQLite's migration 31, so it belongs to this step (PostgreSQL's own:
+    // tsvector, not FTS5). No database ran an engine on the baseline without it (the engine
+    // does not run on PostgreSQL before issue 33), so the step was amended, not followed.
+    name: "baseline: the SQLite schema through version 31, in PostgreSQL types, with its own thread search",
+    sql: `${POSTGRES_BASELINE_SQL}\n${POSTGRES_THREAD_SEARCH_SQL}`,
   },
 ];
 

@@ -12,8 +12,9 @@
  *   compare as on SQLite; epoch milliseconds are `bigint`.
  * - SQLite's 0/1 flags (`deleted`, `enabled`, `finalized`) are `boolean`; PostgreSQL reads a
  *   parameter `1`/`0` sent as text as true/false.
- * - The thread search (SQLite's FTS5 tables and their watermark) is not here: PostgreSQL's
- *   will be its own (`tsvector` indexes), with the search's named query.
+ * - The thread search (SQLite's migration 31: FTS5 tables and their watermark) is PostgreSQL's
+ *   own, {@link POSTGRES_THREAD_SEARCH_SQL}: `tsvector` columns with GIN indexes, kept from the
+ *   same kind of watermark.
  * - Event sequences come from `next_event_sequence()`, which takes the writing transaction's
  *   id before it draws the number: the safe-position reader (ordered-event-reader.ts) relies on
  *   every transaction that holds a sequence having had its xid first, and the column default
@@ -237,4 +238,124 @@ CREATE TABLE workspaces (
 CREATE UNIQUE INDEX workspaces_thread ON workspaces (thread_id);
 CREATE INDEX workspaces_target ON workspaces (target_thread_id) WHERE target_thread_id IS NOT NULL;
 CREATE INDEX workspaces_live ON workspaces (project_id) WHERE status <> 'removed';
+`;
+
+/**
+ * PostgreSQL's thread search (the pair of SQLite's migration 31), kept lazily from a watermark
+ * as SQLite's is (docs/decisions/0011): the projections' write paths do not know it exists.
+ *
+ * - Two tables keyed by the projection row's id (PostgreSQL has no stable rowid), each with its
+ *   text and a generated `tsvector` of it under a GIN index. The `simple` configuration: words
+ *   lower-cased, no stemming, no stop words, as close to FTS5's `unicode61` as PostgreSQL comes
+ *   without an extension (it keeps diacritics; `unaccent` is not installed everywhere).
+ * - Foreign keys `ON DELETE CASCADE`: a row `forget` or a tombstone removes takes its index rows
+ *   with it in the same transaction (forgotten text must not outlive its record), with no code
+ *   on the write paths. A deleted thread (a flag) leaves at the next catch-up, and a search
+ *   never finds it meanwhile (it joins the live threads).
+ * - `thread_search_catch_up(safe_position, max_events, applied_after)` is one catch-up, one statement: it locks
+ *   the watermark row (one catch-up at a time, across nodes), then each of its statements reads
+ *   what has committed since (a VOLATILE function's statements take their own snapshots). It
+ *   applies the events past the watermark that have committed (at most `max_events` of them),
+ *   but moves the watermark no further than the caller's safe position (every event at or below
+ *   it has committed or never will): with several writers, sequences do not commit in order, and
+ *   an event a transaction still open commits below a later one is read by the next catch-up,
+ *   not stepped over. A NULL watermark (this migration, `rebuildProjections`) means: build in bulk.
+ */
+export const POSTGRES_THREAD_SEARCH_SQL = `
+CREATE TABLE thread_title_search (
+  thread_id text PRIMARY KEY REFERENCES threads (id) ON DELETE CASCADE,
+  title text NOT NULL,
+  document tsvector GENERATED ALWAYS AS (to_tsvector('simple', title)) STORED
+);
+CREATE INDEX thread_title_search_document ON thread_title_search USING gin (document);
+CREATE TABLE item_text_search (
+  item_id text PRIMARY KEY REFERENCES items (id) ON DELETE CASCADE,
+  thread_id text NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+  text text NOT NULL,
+  document tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED
+);
+CREATE INDEX item_text_search_thread ON item_text_search (thread_id);
+CREATE INDEX item_text_search_document ON item_text_search USING gin (document);
+CREATE TABLE thread_search_watermark (id integer PRIMARY KEY CHECK (id = 1), indexed_through bigint);
+INSERT INTO thread_search_watermark (id, indexed_through) VALUES (1, NULL);
+
+-- The text an item holds for the search: a searched kind's \`text\` (a JSON string), else null.
+-- Only the searched kinds' JSON is parsed: a tool call's output is never read here. The kinds
+-- are SEARCHED_ITEM_KINDS (thread-search-index.ts) as of this step: a change to them is a migration.
+CREATE FUNCTION thread_search_item_text(kind text, data text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN kind IN ('user_message', 'assistant_message', 'proposed_plan')
+    AND json_typeof(data::json -> 'text') = 'string' THEN data::json ->> 'text' END
+$$;
+
+CREATE FUNCTION thread_search_catch_up(safe_position bigint, max_events bigint, applied_after bigint)
+RETURNS TABLE (indexed_through bigint, applied_through bigint, newest bigint, rebuilt boolean) LANGUAGE plpgsql AS $$
+DECLARE
+  seen bigint;
+  committed_through bigint;
+  batch_start bigint;
+  upto bigint;
+  threads_named text[];
+  items_named text[];
+BEGIN
+  SELECT w.indexed_through INTO seen FROM thread_search_watermark w WHERE w.id = 1 FOR UPDATE;
+  SELECT COALESCE(MAX(e.sequence), 0) INTO committed_through FROM events e;
+  IF seen IS NULL THEN
+    DELETE FROM item_text_search;
+    DELETE FROM thread_title_search;
+    INSERT INTO thread_title_search (thread_id, title) SELECT t.id, t.title FROM threads t WHERE NOT t.deleted;
+    INSERT INTO item_text_search (item_id, thread_id, text)
+      SELECT i.id, i.thread_id, x.text
+      FROM items i JOIN threads t ON t.id = i.thread_id
+        CROSS JOIN LATERAL (SELECT thread_search_item_text(i.kind, i.data) AS text) x
+      WHERE NOT t.deleted AND x.text IS NOT NULL;
+    UPDATE thread_search_watermark SET indexed_through = safe_position WHERE id = 1;
+    RETURN QUERY SELECT safe_position, committed_through, committed_through, true;
+    RETURN;
+  END IF;
+  -- Where this batch starts: the watermark, or past it where the caller's previous batch (of
+  -- the same catch-up) already applied, so a gap held open cannot stall a long catch-up.
+  batch_start := GREATEST(seen, applied_after);
+  IF committed_through <= batch_start THEN
+    RETURN QUERY SELECT seen, committed_through, committed_through, false;
+    RETURN;
+  END IF;
+  -- Applied through what has committed (a search sees every committed message), but the
+  -- watermark stops at the safe position: an event a transaction still open will commit below
+  -- it is applied by a later catch-up, which reads again what lies between (writing only what
+  -- differs). It never moves back (another node's safe position may lag).
+  upto := LEAST(committed_through, batch_start + max_events);
+
+  -- The threads and items the events name, each once however often they were written.
+  SELECT COALESCE(array_agg(DISTINCT e.entity_id) FILTER (WHERE e.entity = 'thread'), '{}'),
+      COALESCE(array_agg(DISTINCT e.entity_id) FILTER (WHERE e.entity = 'item'), '{}')
+    INTO threads_named, items_named
+    FROM events e WHERE e.sequence > batch_start AND e.sequence <= upto AND e.entity IN ('thread', 'item');
+
+  -- Titles: the live threads' where they changed (an unchanged title is not rewritten).
+  INSERT INTO thread_title_search AS s (thread_id, title)
+    SELECT t.id, t.title FROM threads t WHERE t.id = ANY (threads_named) AND NOT t.deleted
+    ON CONFLICT (thread_id) DO UPDATE SET title = EXCLUDED.title WHERE s.title IS DISTINCT FROM EXCLUDED.title;
+  -- A deleted thread leaves, its messages with it: search never lists it again.
+  DELETE FROM thread_title_search s USING threads t
+    WHERE t.id = ANY (threads_named) AND t.deleted AND s.thread_id = t.id;
+  DELETE FROM item_text_search s USING threads t
+    WHERE t.id = ANY (threads_named) AND t.deleted AND s.thread_id = t.id;
+
+  -- Items: the text each one holds now, written where it differs; removed where it has none.
+  INSERT INTO item_text_search AS s (item_id, thread_id, text)
+    SELECT i.id, i.thread_id, x.text
+    FROM items i JOIN threads t ON t.id = i.thread_id
+      CROSS JOIN LATERAL (SELECT thread_search_item_text(i.kind, i.data) AS text) x
+    WHERE i.id = ANY (items_named) AND NOT t.deleted AND x.text IS NOT NULL
+    ON CONFLICT (item_id) DO UPDATE SET text = EXCLUDED.text, thread_id = EXCLUDED.thread_id
+      WHERE s.text IS DISTINCT FROM EXCLUDED.text OR s.thread_id IS DISTINCT FROM EXCLUDED.thread_id;
+  DELETE FROM item_text_search s
+    WHERE s.item_id = ANY (items_named) AND NOT EXISTS (
+      SELECT 1 FROM items i JOIN threads t ON t.id = i.thread_id
+      WHERE i.id = s.item_id AND NOT t.deleted AND thread_search_item_text(i.kind, i.data) IS NOT NULL);
+
+  UPDATE thread_search_watermark SET indexed_through = LEAST(upto, GREATEST(safe_position, seen)) WHERE id = 1;
+  RETURN QUERY SELECT LEAST(upto, GREATEST(safe_position, seen)), upto, committed_through, false;
+END
+$$;
 `;

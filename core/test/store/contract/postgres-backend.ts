@@ -17,6 +17,7 @@ import {
   type PostgresUnitOfWork,
 } from "../../../src/store/postgres/index.js";
 import { CommandProcessor, engineHooks } from "../../../src/engine/command-processor.js";
+import { ThreadSearchTable } from "../../../src/store/tables/thread-search.js";
 import type { Clock } from "../../../src/util/clock.js";
 import { randomIdAllocator } from "../../../src/util/ids.js";
 import type {
@@ -34,15 +35,6 @@ const NEWEST_VERSION = Math.max(...POSTGRES_MIGRATIONS.map((migration) => migrat
 /** As the SQLite backend's: time stands still for the suite. */
 const FROZEN_MS = Date.UTC(2026, 11, 1);
 const frozenClock: Clock = { nowMs: () => FROZEN_MS, nowIso: () => new Date(FROZEN_MS).toISOString() };
-
-/** What the thread search needs, which this backend does not have yet. */
-function notYet(what: string): Promise<never> {
-  return Promise.reject(
-    new Error(
-      `${what} does not run on PostgreSQL yet: the thread search has no tsvector index (the suite's tests of it are skipped here: has.threadSearch)`,
-    ),
-  );
-}
 
 function writesOf(work: PostgresUnitOfWork, clock: Clock): Omit<UnitOfWork, "nested"> {
   return {
@@ -133,7 +125,11 @@ function harnessOf(store: PostgresEventStore): StoreHarness {
     retryEffect: (id, availableAtMs, error) => store.retryEffect(id, availableAtMs, error, clock.nowIso()),
     unfinishedEffects: () => store.unfinishedEffects(),
     effect: (id) => store.effect(id),
-    searchThreads: () => notYet("searchThreads"),
+    searchThreads: async (projectId, text) =>
+      (await new ThreadSearchTable(store).page(projectId, { includeSubagents: true }, text, 50, 0)).map(
+        (hit) => hit.threadId,
+      ),
+    catchUpThreadSearch: (maxEvents) => store.threadSearchIndex.catchUp(maxEvents),
     rebuildProjections: () => store.rebuildProjections(),
     projections: async () => {
       const dump: Record<string, Record<string, unknown>[]> = {};
@@ -234,7 +230,7 @@ export function postgresBackend(): StoreBackend {
   };
   return {
     name: "postgres",
-    has: { engine: true, threadSearch: false },
+    has: { engine: true },
     newestVersion: NEWEST_VERSION,
     open: async () => openStore(await createTestDatabase()),
     reopen: async (harness) => {

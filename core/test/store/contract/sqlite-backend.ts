@@ -12,7 +12,8 @@ import { migrate, MIGRATIONS } from "../../../src/store/migrations.js";
 import type { CommandReceipt, RecordUpsert } from "../../../src/store/ports.js";
 import type { EntityName, EntityRecords } from "../../../src/store/records.js";
 import { Store } from "../../../src/store/store.js";
-import { ftsQuery, ThreadSearchTable } from "../../../src/store/tables/thread-search.js";
+import { ThreadSearchTable } from "../../../src/store/tables/thread-search.js";
+import { ThreadSearchIndex } from "../../../src/store/thread-search-index.js";
 import { randomIdAllocator } from "../../../src/util/ids.js";
 import type { Clock } from "../../../src/util/clock.js";
 import type {
@@ -113,9 +114,10 @@ function harnessOf(store: Store): StoreHarness {
     unfinishedEffects: async () => store.unfinishedEffects(),
     effect: async (id) => store.getEffect(id),
     searchThreads: async (projectId, text) =>
-      (await new ThreadSearchTable(store).page(projectId, { includeSubagents: true }, ftsQuery(text)!, 50, 0)).map(
+      (await new ThreadSearchTable(store).page(projectId, { includeSubagents: true }, text, 50, 0)).map(
         (hit) => hit.threadId,
       ),
+    catchUpThreadSearch: (maxEvents) => store.writeAsync(() => new ThreadSearchIndex(store).catchUp(maxEvents)),
     rebuildProjections: async () => store.rebuildProjections(),
     projections: async () =>
       Object.fromEntries(
@@ -322,7 +324,7 @@ export function sqliteBackend(): StoreBackend {
   };
   return {
     name: "sqlite",
-    has: { engine: true, threadSearch: true },
+    has: { engine: true },
     newestVersion: NEWEST_VERSION,
     open: async () => openStore(newFile()),
     reopen: async (harness) => {

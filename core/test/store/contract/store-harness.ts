@@ -3,6 +3,7 @@ import type { Command, CommandOutcome } from "../../../src/engine/ports.js";
 import type { CommandReceipt, OutboxAgenda, OutboxEffect, RecordUpsert } from "../../../src/store/ports.js";
 import type { EntityName, EntityRecords, StoredEvent } from "../../../src/store/records.js";
 import type { TableHost } from "../../../src/store/table-sql.js";
+import type { ThreadSearchCatchUp } from "../../../src/store/thread-search-index.js";
 
 // What the store contract suite asks of a backend. Every store call of the suite goes through
 // one of these objects, and every read is already a promise: when the port becomes asynchronous
@@ -88,6 +89,11 @@ export interface StoreHarness {
    * threads whose title or messages hold every word of `text`, best first.
    */
   searchThreads(projectId: string, text: string): Promise<readonly string[]>;
+  /**
+   * One catch-up of the store's thread search index, through at most `maxEvents` events (a
+   * search catches up through everything, batch after batch): where the index stands after it.
+   */
+  catchUpThreadSearch(maxEvents: number): Promise<ThreadSearchCatchUp>;
 
   /** Rebuilds every projection from the log; how many events it applied. */
   rebuildProjections(): Promise<number>;
@@ -177,8 +183,6 @@ export interface ProcessExecution {
 export interface BackendFeatures {
   /** The real engine over the store (`execute`, `apply`, `applyEach`; store processes' `execute`). */
   readonly engine: boolean;
-  /** The thread search's named query (`searchThreads`). */
-  readonly threadSearch: boolean;
 }
 
 /**

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RecordUpsert } from "../../../src/store/ports.js";
-import { MissingStoreCapabilityError } from "../../../src/store/table-sql.js";
 import { AttemptsTable } from "../../../src/store/tables/attempts.js";
 import { BudgetsTable } from "../../../src/store/tables/budgets.js";
 import { DelegatedTasksTable } from "../../../src/store/tables/delegated-tasks.js";
@@ -15,7 +14,6 @@ import { ReachLinksTable } from "../../../src/store/tables/reach-links.js";
 import { ReachRemoteTasksTable } from "../../../src/store/tables/reach-remote-tasks.js";
 import { RunsTable } from "../../../src/store/tables/runs.js";
 import { ScheduledTriggersTable } from "../../../src/store/tables/scheduled-triggers.js";
-import { ThreadSearchTable } from "../../../src/store/tables/thread-search.js";
 import { ThreadsTable } from "../../../src/store/tables/threads.js";
 import { TurnUsageTable } from "../../../src/store/tables/turn-usage.js";
 import { WebSessionsTable } from "../../../src/store/tables/web-sessions.js";
@@ -429,10 +427,5 @@ describe.each(backends)("store contract ($name): the table modules' named querie
     expect(await remote.countOfTree("t1")).toBe(2);
     expect(await remote.linkOfEnvironment("env:b")).toBe("home");
     expect(await remote.linkOfEnvironment("env:c")).toBeNull();
-  });
-
-  it.runIf(!backend.has.threadSearch)("refuses the thread search by the capability it lacks", () => {
-    expect(() => new ThreadSearchTable(store.tableHost)).toThrow(MissingStoreCapabilityError);
-    expect(() => new ThreadSearchTable(store.tableHost)).toThrow(/full-text thread search/);
   });
 });
