@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AdapterEvent, TurnInput } from "@switchyard/spec";
-import { RuntimeRequestBook } from "../src/harness/index.js";
+import { RuntimeRequestBook, UNFINISHED_SUBAGENT_SUMMARY } from "../src/harness/index.js";
 import { sessionCostUsdOf, withTurnCost } from "../src/acp/acp-usage.js";
 import { ObservedSubagents, observedStatusOf } from "../src/acp/acp-subagents.js";
 import {
@@ -178,16 +178,19 @@ describe("ObservedSubagents: subagent_update patches merged per child", () => {
     expect(subagents.apply({ sessionId: child, description: "review the diff" })).toEqual({
       nativeId: child,
       title: "review the diff",
+      task: "review the diff",
       status: null,
     });
     expect(subagents.apply({ sessionId: child, state: { state: "running" } })).toEqual({
       nativeId: child,
       title: "review the diff",
+      task: "review the diff",
       status: "running",
     });
     expect(subagents.apply({ sessionId: child, title: "Reviewer" })).toEqual({
       nativeId: child,
       title: "Reviewer",
+      task: "review the diff",
       status: "running",
     });
     expect(subagents.apply({ sessionId: child, title: null, description: null })).toEqual({
@@ -197,6 +200,21 @@ describe("ObservedSubagents: subagent_update patches merged per child", () => {
     expect(subagents.apply({ sessionId: child, state: null })).toEqual({ nativeId: child, status: null });
     expect(subagents.apply({ sessionId: "other", state: { state: "requires_action" } })).toEqual({
       nativeId: "other",
+      status: "running",
+    });
+  });
+
+  it("takes a model only for a child the agent announced (its own session's model option)", () => {
+    const subagents = new ObservedSubagents();
+    expect(subagents.has(child)).toBe(false);
+    expect(subagents.applyModel(child, "gpt-5")).toBeNull();
+    subagents.apply({ sessionId: child, description: "review the diff", state: { state: "running" } });
+    expect(subagents.has(child)).toBe(true);
+    expect(subagents.applyModel(child, "gpt-5")).toEqual({
+      nativeId: child,
+      title: "review the diff",
+      task: "review the diff",
+      model: "gpt-5",
       status: "running",
     });
   });
@@ -470,7 +488,7 @@ describe("AcpTurn on the kit's ledger", () => {
     expect(ended).toEqual([turn]);
   });
 
-  it("reports notices as warnings, and the agent's sub-agents when their state or title changes; running ones end with the turn", () => {
+  it("reports notices as warnings, and the agent's sub-agents when their state or facts change; running ones fail with the turn", () => {
     const { turn, events } = turnOf();
     const subagents = new ObservedSubagents();
     turn.apply(read({ sessionUpdate: "notice", severity: "warning", title: "Low disk" }));
@@ -478,20 +496,73 @@ describe("AcpTurn on the kit's ledger", () => {
     turn.observeSubagent(subagents.apply({ sessionId: "c1", state: { state: "running" } }));
     turn.observeSubagent(subagents.apply({ sessionId: "c1", state: { state: "running" } }));
     turn.observeSubagent(subagents.apply({ sessionId: "c2", state: { state: "running" } }));
+    turn.observeSubagent(subagents.applyModel("c1", "gpt-5")!);
     turn.observeSubagent(subagents.apply({ sessionId: "c1", state: { state: "idle", stopReason: "end_turn" } }));
-    turn.observeSubagent(subagents.apply({ sessionId: "c1", title: "Tester" }));
+    // An ended child stays ended.
+    turn.observeSubagent(subagents.apply({ sessionId: "c1", title: "Tester", state: { state: "running" } }));
     expect(turn.endWith(promptEnding({ stopReason: "cancelled" }, true))).toBe(true);
     turn.observeSubagent(subagents.apply({ sessionId: "c2", state: { state: "idle" } }));
+    const c1 = { nativeId: "c1", title: "write tests", task: "write tests" };
     expect(events.filter((event) => event.type === "warning" || event.type === "subagent.observed")).toEqual([
       { type: "warning", turnId: "turn-1", message: "Low disk" },
-      { type: "subagent.observed", turnId: "turn-1", nativeId: "c1", title: "write tests", status: "running" },
+      { type: "subagent.observed", turnId: "turn-1", ...c1, status: "running" },
       { type: "subagent.observed", turnId: "turn-1", nativeId: "c2", status: "running" },
-      { type: "subagent.observed", turnId: "turn-1", nativeId: "c1", title: "write tests", status: "completed" },
-      { type: "subagent.observed", turnId: "turn-1", nativeId: "c1", title: "Tester", status: "completed" },
-      // Still running when the interrupted turn ended.
-      { type: "subagent.observed", turnId: "turn-1", nativeId: "c2", status: "failed" },
+      { type: "subagent.observed", turnId: "turn-1", ...c1, model: "gpt-5", status: "running" },
+      { type: "subagent.observed", turnId: "turn-1", ...c1, model: "gpt-5", status: "completed" },
+      // Still running when the interrupted turn ended: its result never came.
+      {
+        type: "subagent.observed",
+        turnId: "turn-1",
+        nativeId: "c2",
+        status: "failed",
+        summary: UNFINISHED_SUBAGENT_SUMMARY,
+      },
     ]);
     expect(events.at(-1)?.type).toBe("turn.terminal");
+  });
+
+  it("joins a child's streamed text into messages (its transcript), the last one its summary; a child reported ended first is spawned, then ended", () => {
+    const { turn, events } = turnOf();
+    const subagents = new ObservedSubagents();
+    turn.subagentMessage("c1", "m0", "before it was announced");
+    turn.observeSubagent(subagents.apply({ sessionId: "c1", description: "count", state: { state: "running" } }));
+    turn.subagentMessage("c1", "m1", "looking ");
+    turn.subagentMessage("c1", "m1", "around");
+    turn.subagentMessage("c1", "m2", "the answer ");
+    turn.subagentMessage("c1", "m2", "is 7");
+    turn.observeSubagent(subagents.apply({ sessionId: "c1", state: { state: "idle", stopReason: "end_turn" } }));
+    turn.subagentMessage("c1", "m3", "after it ended");
+    turn.observeSubagent(subagents.apply({ sessionId: "c3", state: { state: "idle", stopReason: "refusal" } }));
+    expect(events.filter((event) => event.type.startsWith("subagent."))).toEqual([
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "c1", title: "count", task: "count", status: "running" },
+      {
+        type: "subagent.message",
+        turnId: "turn-1",
+        nativeId: "c1",
+        itemId: "c1:m1",
+        role: "assistant",
+        text: "looking around",
+      },
+      {
+        type: "subagent.message",
+        turnId: "turn-1",
+        nativeId: "c1",
+        itemId: "c1:m2",
+        role: "assistant",
+        text: "the answer is 7",
+      },
+      {
+        type: "subagent.observed",
+        turnId: "turn-1",
+        nativeId: "c1",
+        title: "count",
+        task: "count",
+        status: "completed",
+        summary: "the answer is 7",
+      },
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "c3", status: "running" },
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "c3", status: "failed" },
+    ]);
   });
 });
 

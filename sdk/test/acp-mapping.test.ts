@@ -115,7 +115,7 @@ describe("ACP mapping", () => {
       native: "observed",
       control: "observe",
       reportsUsage: false,
-      reportsTranscript: false,
+      reportsTranscript: true,
       exposesChildThreadIds: false,
     });
     expect(

@@ -623,7 +623,7 @@ describe("acp-registry plugin (real agents from npm)", () => {
       native: "observed",
       control: "observe",
       reportsUsage: false,
-      reportsTranscript: false,
+      reportsTranscript: true,
       exposesChildThreadIds: false,
     });
     expect(caps.tools.mcp).toEqual({ http: true, sse: false, stdio: true });
@@ -674,10 +674,21 @@ describe("acp-registry plugin (real agents from npm)", () => {
     expect(result.terminal.status).toBe("completed");
     expect(result.text).toContain("child-done");
     const observed = result.events.filter((event) => event.type === "subagent.observed");
-    expect(observed.map((event) => event.status)).toEqual(["running", "completed"]);
+    // Running (again when its model arrives after its state: codex-acp sends them in either order), then completed.
+    expect(observed.at(-1)?.status).toBe("completed");
+    expect(observed.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(observed.slice(0, -1).map((event) => event.status))).toEqual(new Set(["running"]));
     expect(new Set(observed.map((event) => event.nativeId)).size).toBe(1);
-    expect(observed[0]).toMatchObject({ title: expect.stringContaining("child task") });
+    expect(observed[0]).toMatchObject({
+      title: expect.stringContaining("child task"),
+      task: expect.stringContaining("child task"),
+    });
+    expect(observed.at(-1)).toMatchObject({ model: "fake-model" });
     expect(observed[0]).not.toHaveProperty("nativeThreadId");
+    // Its own session's text is its transcript, the last message its summary.
+    expect(observed.at(-1)).toMatchObject({ summary: "child-done" });
+    const messages = result.events.filter((event) => event.type === "subagent.message");
+    expect(messages).toEqual([expect.objectContaining({ nativeId: observed[0]!.nativeId, text: "child-done" })]);
     // The child's own output is not part of the parent's conversation.
     expect(result.text).not.toMatch(/^child-done/);
   });

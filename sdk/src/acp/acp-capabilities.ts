@@ -174,8 +174,9 @@ export function advertisedEfforts(
  *   `threads.forkFromTurn` (ACP forks copy the latest state);
  * - `mcpCapabilities.http|sse` → `tools.mcp.http|sse`; stdio is the ACP baseline;
  * - `sessionCapabilities.subagents` (the subagent sessions draft, `{}` as codex-acp 2.x sends it;
- *   the client advertises `subagents`) → `subagents.native: "observed"`, `control: "observe"`: its `subagent_update`s
- *   are reported; a child's session id is not a thread the host can read;
+ *   the client advertises `subagents`) → `subagents.native: "observed"`, `control: "observe"`,
+ *   `reportsTranscript`: its `subagent_update`s are reported, with the model and assistant text
+ *   of the child's own session; a child's session id is not a thread the host can read;
  * - a `model` config option (or a session `models` list, switched with `session/set_model`)
  *   → `sessions.modelSwitchInSession`;
  * - session modes (or a `mode` config option) → `sessions.runtimeModeSwitchInSession`, and
@@ -199,7 +200,7 @@ export function negotiateAcpCapabilities(agent: AcpAgentDescription, mapping?: A
       native: "none" | "observed";
       control: "none" | "observe";
       reportsUsage: false;
-      reportsTranscript: false;
+      reportsTranscript: boolean;
       exposesChildThreadIds: false;
     };
     identity: { nativeThreadIds: "strong" | "weak" };
@@ -208,12 +209,13 @@ export function negotiateAcpCapabilities(agent: AcpAgentDescription, mapping?: A
     sessions: { resume },
     threads: { readSnapshot: loadSession, fork, forkFromTurn: false },
     tools: { mcp: { http: caps.mcpCapabilities?.http === true, sse: caps.mcpCapabilities?.sse === true, stdio: true } },
-    // Observed only: the draft gives no way to stop or steer one child, nor its usage or transcript.
+    // Observed only: the draft gives no way to stop or steer one child, nor its usage. Its
+    // transcript is its own session's assistant text, which the agent streams to the client.
     subagents: {
       native: subagents ? "observed" : "none",
       control: subagents ? "observe" : "none",
       reportsUsage: false,
-      reportsTranscript: false,
+      reportsTranscript: subagents,
       exposesChildThreadIds: false,
     },
     // A session id that can be loaded or resumed survives the agent process.

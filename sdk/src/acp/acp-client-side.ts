@@ -21,6 +21,11 @@ export interface AcpClientPort {
   readonly requests: AcpRuntimeRequests;
   /** Must only enqueue: the SDK runs notification handlers concurrently. */
   readonly onUpdate: (update: acp.SessionUpdate) => void;
+  /**
+   * An update under another session id (an agent's own sub-agent's session, or anything else);
+   * the session keeps what it needs of announced children. Must only enqueue.
+   */
+  readonly onOtherSessionUpdate?: (sessionId: string, update: acp.SessionUpdate) => void;
   readonly extensions: AcpExtensions | undefined;
   /** What extension handlers get for their session. */
   readonly handle: AcpSessionHandle;
@@ -54,7 +59,11 @@ export function sessionClientHandlers(port: AcpClientPort): AcpClientHandlers {
       stale() ? { action: "cancel" } : requests.answerElicitation(params, signal),
     sessionUpdate: (params) => {
       const sessionId = port.acpSessionId();
-      if (stale() || (sessionId !== null && params.sessionId !== sessionId)) return;
+      if (stale()) return;
+      if (sessionId !== null && params.sessionId !== sessionId) {
+        port.onOtherSessionUpdate?.(params.sessionId, params.update);
+        return;
+      }
       port.onUpdate(params.update);
     },
     extensionRequest: async (method, params, signal) => {

@@ -41,6 +41,7 @@ import { AcpRuntimeRequests } from "./acp-runtime-requests.js";
 import { sessionClientHandlers, sessionHandle } from "./acp-client-side.js";
 import { AcpSessionSettings } from "./acp-session-settings.js";
 import { ObservedSubagents } from "./acp-subagents.js";
+import { findConfigOption } from "./acp-capabilities.js";
 import { AcpTurn } from "./acp-turn.js";
 
 /** What a session needs from its adapter. @public */
@@ -343,6 +344,8 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
       fs: this.#fs,
       requests: this.#requests,
       onUpdate: (update) => void this.#queue.run(() => this.#applyUpdate(update)),
+      onOtherSessionUpdate: (sessionId, update) =>
+        void this.#queue.run(() => this.#applyChildUpdate(sessionId, update)),
       extensions: this.#deps.flavor.extensions,
       handle: this.#handle,
     });
@@ -530,6 +533,26 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     if (this.#deps.flavor.hooks?.onSessionUpdate?.(update, this.#handle) === true) return;
     if (child !== null) turn.observeSubagent(child);
     else turn.apply(read);
+  }
+
+  /**
+   * An update of another session: kept only for a sub-agent this session's agent announced, and
+   * only what the parent's view of it needs (its model, its assistant text) while a turn runs.
+   */
+  #applyChildUpdate(childSessionId: string, update: acp.SessionUpdate): void {
+    if (this.#replay !== null || !this.#subagents.has(childSessionId)) return;
+    const turn = this.#turn;
+    if (turn === null || turn.terminated) return;
+    if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") {
+      const messageId = (update as { readonly messageId?: unknown }).messageId;
+      turn.subagentMessage(childSessionId, typeof messageId === "string" ? messageId : null, update.content.text);
+      return;
+    }
+    if (update.sessionUpdate === "config_option_update") {
+      const model = findConfigOption(update.configOptions, "model")?.currentValue;
+      const child = typeof model === "string" ? this.#subagents.applyModel(childSessionId, model) : null;
+      if (child !== null) turn.observeSubagent(child);
+    }
   }
 
   #newItemId(turnId: string, prefix: string): string {

@@ -6,7 +6,9 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
  * `subagents` capability). Switchyard only observes them (`subagent.observed`): it never
  * messages, cancels or loads a child session, and its own sub-agents stay orchestrator-owned
  * threads. Child traffic (`session/update` under the child's session id) is not part of the
- * parent's conversation and is dropped with every other session's.
+ * parent's conversation: of an announced child, its model (`config_option_update`) and its
+ * assistant text (`subagent.message`, the last one its summary) are kept; the rest, and every
+ * other session's, is dropped.
  */
 
 /** How an observed sub-agent is doing, in `subagent.observed` terms. @experimental */
@@ -18,6 +20,10 @@ export interface ObservedSubagent {
   readonly nativeId: string;
   /** Its display title, else its description (the role or task the parent gave it). */
   readonly title?: string;
+  /** Its description: the task the parent gave it (codex-acp sends the spawn message). */
+  readonly task?: string;
+  /** The model it runs on, from its own session's `model` config option. */
+  readonly model?: string;
   /** Its state, or null while the agent has not said (or cannot tell). */
   readonly status: ObservedSubagentStatus | null;
 }
@@ -51,6 +57,7 @@ export function observedStatusOf(state: acp.StateUpdate | null | undefined): Obs
 interface KnownSubagent {
   title: string | null;
   description: string | null;
+  model: string | null;
   status: ObservedSubagentStatus | null;
 }
 
@@ -66,16 +73,38 @@ export class ObservedSubagents {
 
   /** Merges one `subagent_update` and returns the child as it now stands. */
   apply(update: acp.SubagentUpdate): ObservedSubagent {
-    const known = this.#known.get(update.sessionId) ?? { title: null, description: null, status: null };
+    const known = this.#known.get(update.sessionId) ?? { title: null, description: null, model: null, status: null };
     if (update.title !== undefined) known.title = update.title;
     if (update.description !== undefined) known.description = update.description;
     if (update.state !== undefined) known.status = observedStatusOf(update.state);
     this.#known.set(update.sessionId, known);
-    const title = known.title ?? known.description;
-    return {
-      nativeId: update.sessionId,
-      ...(title !== null && title.length > 0 ? { title } : {}),
-      status: known.status,
-    };
+    return snapshotOf(update.sessionId, known);
   }
+
+  /** True when the agent announced a child with this session id. */
+  has(childSessionId: string): boolean {
+    return this.#known.has(childSessionId);
+  }
+
+  /**
+   * The model an announced child's own session reports, merged: the child as it now stands, or
+   * null for a session the agent never announced as a child (its traffic is not ours).
+   */
+  applyModel(childSessionId: string, model: string): ObservedSubagent | null {
+    const known = this.#known.get(childSessionId);
+    if (known === undefined) return null;
+    known.model = model;
+    return snapshotOf(childSessionId, known);
+  }
+}
+
+function snapshotOf(nativeId: string, known: KnownSubagent): ObservedSubagent {
+  const title = known.title ?? known.description;
+  return {
+    nativeId,
+    ...(title !== null && title.length > 0 ? { title } : {}),
+    ...(known.description !== null && known.description.length > 0 ? { task: known.description } : {}),
+    ...(known.model !== null && known.model.length > 0 ? { model: known.model } : {}),
+    status: known.status,
+  };
 }

@@ -7,10 +7,10 @@ import type {
   TurnTerminalEvent,
   TurnTerminalStatus,
 } from "@switchyard/spec";
-import { TurnLedger, type RuntimeRequestBook } from "../harness/index.js";
+import { NativeSubagentBook, TurnLedger, type NativeSubagentFacts, type RuntimeRequestBook } from "../harness/index.js";
 import type { AcpPromptEnding, AcpReplayedTurn, AcpUpdate } from "./acp-events.js";
 import type { AcpTurnView } from "./acp-flavor.js";
-import type { ObservedSubagent, ObservedSubagentStatus } from "./acp-subagents.js";
+import type { ObservedSubagent } from "./acp-subagents.js";
 
 /** What a turn gets from its session. @public */
 export interface AcpTurnSession {
@@ -47,8 +47,10 @@ export class AcpTurn implements AcpTurnView {
   #reasoningId: string | null = null;
   #planItemId: string | null = null;
   #assistantText = "";
-  /** The agent's sub-agents this turn reported, as last reported. */
-  readonly #subagents = new Map<string, { readonly title?: string; readonly status: ObservedSubagentStatus }>();
+  /** The agent's sub-agents this turn reported, on the harness kit's book. */
+  readonly #subagents: NativeSubagentBook;
+  /** Each child's assistant message being streamed, and the text of its last whole one. */
+  readonly #childText = new Map<string, { messageId: string | null; text: string; last: string | null }>();
   #cancelTimer: NodeJS.Timeout | null = null;
 
   constructor(input: TurnInput, session: AcpTurnSession) {
@@ -60,6 +62,7 @@ export class AcpTurn implements AcpTurnView {
     this.#newItemId = session.newItemId;
     this.#onEnded = session.onEnded;
     this.#ledger = new TurnLedger(input.turnId, session.emit, session.requests);
+    this.#subagents = new NativeSubagentBook(input.turnId, session.emit);
   }
 
   /** The turn has ended. */
@@ -120,22 +123,53 @@ export class AcpTurn implements AcpTurnView {
     }
   }
 
-  /** One of the agent's own sub-agents as it now stands: reported when its state or title changed. */
+  /**
+   * One of the agent's own sub-agents as it now stands: reported when its state or facts changed.
+   * A child first seen ended is reported spawned, then ended; an ended child stays ended.
+   */
   observeSubagent(child: ObservedSubagent): void {
     if (this.terminated || child.status === null) return;
-    const seen = this.#subagents.get(child.nativeId);
-    if (seen !== undefined && seen.status === child.status && seen.title === child.title) return;
-    this.#subagents.set(child.nativeId, {
-      ...(child.title !== undefined ? { title: child.title } : {}),
-      status: child.status,
-    });
-    this.#emit({
-      type: "subagent.observed",
-      turnId: this.turnId,
-      nativeId: child.nativeId,
-      ...(child.title !== undefined ? { title: child.title } : {}),
-      status: child.status,
-    });
+    const facts = subagentFacts(child);
+    if (!this.#subagents.isOpen(child.nativeId)) this.#subagents.spawned(child.nativeId, facts);
+    else this.#subagents.update(child.nativeId, facts);
+    if (child.status === "running") return;
+    this.#flushChildMessage(child.nativeId);
+    const summary = this.#childText.get(child.nativeId)?.last ?? undefined;
+    this.#subagents.finished(
+      child.nativeId,
+      { status: child.status, ...(summary !== undefined ? { summary } : {}) },
+      facts,
+    );
+    this.#childText.delete(child.nativeId);
+  }
+
+  /**
+   * A chunk of an open child's assistant text (from its own session). Chunks of one message are
+   * joined; the message is reported (`subagent.message`) when the next one starts or the child
+   * ends, and the last one is its summary.
+   */
+  subagentMessage(nativeId: string, messageId: string | null, text: string): void {
+    if (this.terminated || !this.#subagents.isOpen(nativeId)) return;
+    const current = this.#childText.get(nativeId);
+    if (current !== undefined && current.messageId !== messageId) this.#flushChildMessage(nativeId);
+    const buffer = this.#childText.get(nativeId) ?? { messageId, text: "", last: null };
+    buffer.messageId = messageId;
+    buffer.text += text;
+    this.#childText.set(nativeId, buffer);
+  }
+
+  #flushChildMessage(nativeId: string): void {
+    const buffer = this.#childText.get(nativeId);
+    if (buffer === undefined || buffer.text === "") return;
+    this.#subagents.message(
+      nativeId,
+      "assistant",
+      buffer.text,
+      buffer.messageId !== null ? `${nativeId}:${buffer.messageId}` : undefined,
+    );
+    buffer.last = buffer.text;
+    buffer.text = "";
+    buffer.messageId = null;
   }
 
   /** The user declined this tool call: a failure of it is reported `declined`. */
@@ -166,19 +200,12 @@ export class AcpTurn implements AcpTurnView {
     if (this.#cancelTimer !== null) clearTimeout(this.#cancelTimer);
     this.#cancelTimer = null;
     if (this.terminated) return false;
-    // Nothing of a finished turn stays open: a sub-agent still running ends with the turn
-    // (an ACP child may go on working, and a later turn reports it again if it does).
-    for (const [nativeId, child] of this.#subagents) {
-      if (child.status !== "running") continue;
-      this.#emit({
-        type: "subagent.observed",
-        turnId: this.turnId,
-        nativeId,
-        ...(child.title !== undefined ? { title: child.title } : {}),
-        status: status === "completed" ? "completed" : "failed",
-      });
-    }
-    this.#subagents.clear();
+    // Nothing of a finished turn stays open: a sub-agent still running failed, its result never
+    // having come to this turn (an ACP child may go on working, and a later turn reports it
+    // again if it does).
+    for (const nativeId of this.#subagents.openIds) this.#flushChildMessage(nativeId);
+    this.#subagents.closeOpen();
+    this.#childText.clear();
     if (!this.#ledger.finish(status, error)) return false;
     this.#onEnded(this);
     return true;
@@ -195,4 +222,13 @@ export class AcpTurn implements AcpTurnView {
     this.#ledger.reasoningCompleted(this.#reasoningId);
     this.#reasoningId = null;
   }
+}
+
+/** The kit's facts of an observed child (its session id is not a thread the host can read). */
+function subagentFacts(child: ObservedSubagent): NativeSubagentFacts {
+  return {
+    ...(child.title !== undefined ? { title: child.title } : {}),
+    ...(child.task !== undefined ? { task: child.task } : {}),
+    ...(child.model !== undefined ? { model: child.model } : {}),
+  };
 }
