@@ -9,8 +9,9 @@ import type { AcpChannel, AcpChannelFactory, AcpLaunchCommand } from "./acp-flav
  * - `session.notices`: warnings and notes arrive as `notice` updates (reported as `warning`
  *   events) instead of being mixed into the assistant's text (codex-acp 2.x does that otherwise);
  * - `subagents`: the agent's own sub-agents arrive as `subagent_update` on the parent session
- *   (reported as `subagent.observed`); their own traffic, under the child's session id, is not
- *   part of the conversation. Switchyard never messages, cancels or loads a child.
+ *   (reported as `subagent.observed`); of their own traffic, under the child's session id, only
+ *   the model and assistant text are kept (never part of the conversation). Switchyard never
+ *   messages, cancels or loads a child.
  *
  * @public
  */
