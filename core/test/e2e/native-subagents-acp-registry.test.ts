@@ -89,12 +89,13 @@ describe("native sub-agents of codex-acp (ACP registry agent) under a delegated 
     await server.waitForHold("acp-native-held", 180_000);
     await server.waitForHold("acp-parent-held", 180_000);
     const status = async () => await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId });
+    // Both recorded (the events reach the host on their own schedule), the first one finished.
     await until(
-      "the first child to finish",
-      () =>
-        lab.host.store
-          .select("item", "thread_id = ? AND kind = 'subagent'", [task.childThreadId])
-          .filter((item) => item.status === "completed").length === 1,
+      "both children recorded, the first one finished",
+      () => {
+        const items = lab.host.store.select("item", "thread_id = ? AND kind = 'subagent'", [task.childThreadId]);
+        return items.length === 2 && items.filter((item) => item.status === "completed").length === 1;
+      },
       { attempts: 600, intervalMs: 100 },
     );
     const during = (await status()).nativeSubagents!;
@@ -136,6 +137,67 @@ describe("native sub-agents of codex-acp (ACP registry agent) under a delegated 
     ]);
     server.release("acp-native-held");
     server.release("acp-parent-held");
+    root.release();
+  }, 300_000);
+
+  type PendingRequest = {
+    requestId: string;
+    kind: string;
+    approval: { title: string } | null;
+    nativeSubagent?: { nativeId: string; itemId: string; title: string | null };
+  };
+
+  // codex-acp routes a child's approval through the root connection under the child's session
+  // id; the parent waits for the child (wait_agent), so the request comes inside its turn.
+  it("an approval its spawn_agent child asks reaches the attention inbox naming that child", async () => {
+    const root = await lab.liveAgent({ instance: "hub" });
+    const approver = await lab.client(["orchestration:read", "orchestration:operate", "orchestration:approve"]);
+    // codex-acp asks only for a command the model wants to run outside the sandbox.
+    const escalated = JSON.stringify({
+      cmd: "touch from-the-acp-child.txt && echo from-the-acp-child",
+      sandbox_permissions: "require_escalated",
+      justification: "The test writes a file.",
+    });
+    const message = `helper task @@tool exec_command ${escalated} @@then @@reply child saw {{output}}`;
+    const wait = JSON.stringify({ targets: ["{{output.agent_id}}"], timeout_ms: 120_000 });
+    const task = await mustCall<DelegateTaskResult>(root.client, "delegate_task", {
+      task: `spawn @@tool spawn_agent ${JSON.stringify({ message })} @@then @@tool wait_agent ${wait} @@then @@reply main is done`,
+      title: "codex-acp child asks",
+      mode: "async",
+      target: { providerInstanceId: "codex-acp" },
+      runtimeMode: "approval-required",
+    });
+    const seen: PendingRequest[] = [];
+    for (let round = 0; lab.host.store.get("delegatedTask", task.taskId)!.finalizedAt === null; round += 1) {
+      if (round > 1_800) throw new Error(`the task never ended; requests seen: ${JSON.stringify(seen)}`);
+      const { requests } = await mustCall<{ requests: PendingRequest[] }>(approver, "t3_pending_request", {
+        threadId: task.childThreadId,
+        action: "list",
+      });
+      for (const request of requests) {
+        seen.push(request);
+        await mustCall(approver, "t3_pending_request", {
+          threadId: task.childThreadId,
+          action: "respond",
+          requestId: request.requestId,
+          decision: "accept",
+        });
+      }
+      if (requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const shell = seen.find((request) => request.approval?.title.includes("from-the-acp-child"));
+    expect(shell, JSON.stringify(seen)).toBeDefined();
+    const children = (await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId }))
+      .nativeSubagents!;
+    expect(children).toHaveLength(1);
+    expect(shell!.nativeSubagent).toEqual({
+      nativeId: children[0]!.nativeId,
+      itemId: children[0]!.itemId,
+      // The scripted model filled the message's own `{{output}}` (empty) when it sent it.
+      title: message.replace("{{output}}", ""),
+    });
+    for (const request of seen.filter((entry) => entry !== shell)) expect(request.nativeSubagent).toBeUndefined();
+    expect(children[0]).toMatchObject({ status: "completed", summary: expect.stringContaining("child saw") });
     root.release();
   }, 300_000);
 });

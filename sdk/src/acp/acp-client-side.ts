@@ -3,7 +3,7 @@ import type { AdapterEvent, PluginLogger } from "@switchyard/spec";
 import type { AcpClientHandlers } from "./acp-connection.js";
 import type { AcpExtensions, AcpSessionHandle } from "./acp-flavor.js";
 import type { ConfinedFileSystem } from "./acp-fs.js";
-import type { AcpRuntimeRequests } from "./acp-runtime-requests.js";
+import type { AcpRuntimeRequests, RequestOrigin } from "./acp-runtime-requests.js";
 import type { AcpTurn } from "./acp-turn.js";
 
 /**
@@ -26,6 +26,8 @@ export interface AcpClientPort {
    * the session keeps what it needs of announced children. Must only enqueue.
    */
   readonly onOtherSessionUpdate?: (sessionId: string, update: acp.SessionUpdate) => void;
+  /** True for a sub-agent session the agent announced (its requests are attributed to it). */
+  readonly isSubagentSession?: (sessionId: string) => boolean;
   readonly extensions: AcpExtensions | undefined;
   /** What extension handlers get for their session. */
   readonly handle: AcpSessionHandle;
@@ -43,9 +45,17 @@ export function sessionClientHandlers(port: AcpClientPort): AcpClientHandlers {
       typeof params === "object" && params !== null ? (params as { sessionId?: unknown }).sessionId : undefined;
     return sessionId === undefined || sessionId === port.acpSessionId() ? port.handle : null;
   };
+  // A request under an announced child's session id (codex-acp routes a child's approvals through
+  // the root connection that way) is the session's, asked by that child.
+  const originOf = (sessionId: unknown): RequestOrigin =>
+    typeof sessionId === "string" && sessionId !== port.acpSessionId() && port.isSubagentSession?.(sessionId) === true
+      ? { subagentNativeId: sessionId }
+      : {};
   return {
     requestPermission: async (params, signal) =>
-      stale() ? { outcome: { outcome: "cancelled" } } : requests.answerPermission(params, signal),
+      stale()
+        ? { outcome: { outcome: "cancelled" } }
+        : requests.answerPermission(params, signal, originOf(params.sessionId)),
     readTextFile: async (params) => {
       if (stale()) throw acp.RequestError.invalidRequest(undefined, "The session is closed.");
       return { content: await fs.read(params.path, params.line, params.limit) };
@@ -56,7 +66,9 @@ export function sessionClientHandlers(port: AcpClientPort): AcpClientHandlers {
       return {};
     },
     createElicitation: async (params, signal) =>
-      stale() ? { action: "cancel" } : requests.answerElicitation(params, signal),
+      stale()
+        ? { action: "cancel" }
+        : requests.answerElicitation(params, signal, originOf((params as { sessionId?: unknown }).sessionId)),
     sessionUpdate: (params) => {
       const sessionId = port.acpSessionId();
       if (stale()) return;

@@ -14,6 +14,11 @@ import type { AcpTurn } from "./acp-turn.js";
 
 const CANCELLED: RuntimeRequestOutcome = { kind: "cancelled", resolution: "cancelled", dismissed: false };
 
+/** Who asks: the agent's own sub-agent (its session id) when the request came under a child's session. */
+export interface RequestOrigin {
+  readonly subagentNativeId?: string;
+}
+
 /**
  * What an ACP agent asks the person (`session/request_permission`, `elicitation/create`, a
  * flavor's extension), kept in the kit's {@link RuntimeRequestBook}. Opening and answering run
@@ -36,18 +41,19 @@ export class AcpRuntimeRequests {
     this.book = new RuntimeRequestBook<undefined>(emit, "request");
   }
 
-  /** Opens a request in `turnId`; a turn that is no longer running gets `cancelled`. */
+  /** Opens a request in `turnId` (`origin`: the agent's own sub-agent that asks); a turn that is no longer running gets `cancelled`. */
   open(
     turnId: string,
     request: ApprovalRequest | UserInputRequest,
     signal?: AbortSignal,
+    origin: RequestOrigin = {},
   ): Promise<RuntimeRequestOutcome> {
     if (this.gone()) return Promise.resolve(CANCELLED);
     // The task hands the outcome out wrapped: a promise returned as is would hold the queue until the answer.
     const opened = this.queue.call((): { outcome: Promise<RuntimeRequestOutcome> } => {
       const turn = this.activeTurn();
       if (turn === null || turn.turnId !== turnId || turn.terminated) return { outcome: Promise.resolve(CANCELLED) };
-      const { requestId, outcome } = this.book.open(turnId, request, undefined);
+      const { requestId, outcome } = this.book.open(turnId, request, undefined, origin);
       if (signal !== undefined) {
         const withdraw = () => void this.queue.run(() => this.book.cancel(requestId));
         if (signal.aborted) withdraw();
@@ -70,6 +76,7 @@ export class AcpRuntimeRequests {
   async answerPermission(
     params: acp.RequestPermissionRequest,
     signal: AbortSignal,
+    origin: RequestOrigin = {},
   ): Promise<acp.RequestPermissionResponse> {
     const turn = this.activeTurn();
     if (turn === null || turn.terminated) {
@@ -80,7 +87,7 @@ export class AcpRuntimeRequests {
     }
     const automatic = automaticOutcome(turn.runtimeMode, params.toolCall.kind, params.options);
     if (automatic !== null) return { outcome: automatic };
-    const outcome = await this.open(turn.turnId, permissionApproval(params), signal);
+    const outcome = await this.open(turn.turnId, permissionApproval(params), signal, origin);
     if (outcome.kind === "cancelled" || outcome.response.kind !== "approval")
       return { outcome: { outcome: "cancelled" } };
     if (outcome.response.decision === "decline") turn.declineTool(params.toolCall.toolCallId);
@@ -91,11 +98,12 @@ export class AcpRuntimeRequests {
   async answerElicitation(
     params: acp.CreateElicitationRequest,
     signal: AbortSignal,
+    origin: RequestOrigin = {},
   ): Promise<acp.CreateElicitationResponse> {
     const turn = this.activeTurn();
     if (turn === null || turn.terminated) return { action: "cancel" };
     const request = params.mode === "url" ? elicitationApproval(params) : elicitationQuestions(params);
-    const outcome = await this.open(turn.turnId, request, signal);
+    const outcome = await this.open(turn.turnId, request, signal, origin);
     return outcome.kind === "cancelled" ? { action: "cancel" } : elicitationResponse(params, outcome.response);
   }
 }

@@ -344,6 +344,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
       fs: this.#fs,
       requests: this.#requests,
       onUpdate: (update) => void this.#queue.run(() => this.#applyUpdate(update)),
+      isSubagentSession: (sessionId) => this.#subagents.has(sessionId),
       onOtherSessionUpdate: (sessionId, update) =>
         void this.#queue.run(() => this.#applyChildUpdate(sessionId, update)),
       extensions: this.#deps.flavor.extensions,
