@@ -9,6 +9,12 @@ import type { NativeSubagentView } from "../../src/services/native-subagents.js"
 import { mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { scriptedInstance } from "../support/test-host.js";
+import {
+  approveUntilTaskEnds,
+  cancelTask,
+  delegateSpawnAgentPair,
+  nativeChildrenOf,
+} from "../support/native-subagent-tasks.js";
 import { until } from "../support/until.js";
 
 // Issue 40's "done when" for an ACP agent through the registry plugin: real codex-acp 2.x (its
@@ -18,8 +24,6 @@ import { until } from "../support/until.js";
 // finishes, one is held at the model server while its parent's turn is held too: both show under
 // the task in `task_status` and `t3_thread_read`, and `task_cancel` on the task ends the held one.
 const ACP_REGISTRY_PLUGIN = fileURLToPath(new URL("../../../plugins/acp-registry", import.meta.url));
-
-type StatusResult = DelegateTaskResult & { nativeSubagents?: NativeSubagentView[] };
 
 describe("native sub-agents of codex-acp (ACP registry agent) under a delegated task: shown, then stopped with the tree", () => {
   let server: ScriptedModelServer;
@@ -75,20 +79,10 @@ describe("native sub-agents of codex-acp (ACP registry agent) under a delegated 
 
   it("its spawn_agent children show under the task with task, model, status and no usage of their own, and task_cancel ends the running one", async () => {
     const root = await lab.liveAgent({ instance: "hub" });
-    const quick = "sub task @@reply sub answer 7";
-    const slow = "long sub task @@hold acp-native-held @@reply never reached";
-    const task = await mustCall<DelegateTaskResult>(root.client, "delegate_task", {
-      task:
-        `spawn @@tool spawn_agent ${JSON.stringify({ message: quick })} @@then ` +
-        `@@tool spawn_agent ${JSON.stringify({ message: slow })} @@then @@hold acp-parent-held @@reply main is done`,
-      title: "codex-acp with native children",
-      mode: "async",
-      target: { providerInstanceId: "codex-acp" },
-      runtimeMode: "full-access",
+    const { task, quick, slow, holds } = await delegateSpawnAgentPair(root.client, server, {
+      instance: "codex-acp",
+      holdPrefix: "acp",
     });
-    await server.waitForHold("acp-native-held", 180_000);
-    await server.waitForHold("acp-parent-held", 180_000);
-    const status = async () => await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId });
     // Both recorded (the events reach the host on their own schedule), the first one finished.
     await until(
       "both children recorded, the first one finished",
@@ -98,7 +92,7 @@ describe("native sub-agents of codex-acp (ACP registry agent) under a delegated 
       },
       { attempts: 600, intervalMs: 100 },
     );
-    const during = (await status()).nativeSubagents!;
+    const during = await nativeChildrenOf(root.client, task.taskId);
     expect(during.map((child) => [child.task, child.status])).toEqual([
       [quick, "completed"],
       [slow, "running"],
@@ -121,31 +115,15 @@ describe("native sub-agents of codex-acp (ACP registry agent) under a delegated 
     });
     expect(read.nativeSubagents?.map((child) => child.itemId)).toEqual(during.map((child) => child.itemId));
 
-    const cancelled = await mustCall<{ cancelled: boolean }>(root.client, "task_cancel", {
-      taskId: task.taskId,
-      reason: "stop the tree",
-    });
-    expect(cancelled.cancelled).toBe(true);
-    await until("the task to settle", () => lab.host.store.get("delegatedTask", task.taskId)!.finalizedAt !== null, {
-      attempts: 600,
-      intervalMs: 100,
-    });
-    const after = (await status()).nativeSubagents!;
+    await cancelTask(lab, root.client, task.taskId);
+    const after = await nativeChildrenOf(root.client, task.taskId);
     expect(after.map((child) => [child.task, child.status])).toEqual([
       [quick, "completed"],
       [slow, "failed"],
     ]);
-    server.release("acp-native-held");
-    server.release("acp-parent-held");
+    for (const hold of holds) server.release(hold);
     root.release();
   }, 300_000);
-
-  type PendingRequest = {
-    requestId: string;
-    kind: string;
-    approval: { title: string } | null;
-    nativeSubagent?: { nativeId: string; itemId: string; title: string | null };
-  };
 
   // codex-acp routes a child's approval through the root connection under the child's session
   // id; the parent waits for the child (wait_agent), so the request comes inside its turn.
@@ -167,28 +145,10 @@ describe("native sub-agents of codex-acp (ACP registry agent) under a delegated 
       target: { providerInstanceId: "codex-acp" },
       runtimeMode: "approval-required",
     });
-    const seen: PendingRequest[] = [];
-    for (let round = 0; lab.host.store.get("delegatedTask", task.taskId)!.finalizedAt === null; round += 1) {
-      if (round > 1_800) throw new Error(`the task never ended; requests seen: ${JSON.stringify(seen)}`);
-      const { requests } = await mustCall<{ requests: PendingRequest[] }>(approver, "t3_pending_request", {
-        threadId: task.childThreadId,
-        action: "list",
-      });
-      for (const request of requests) {
-        seen.push(request);
-        await mustCall(approver, "t3_pending_request", {
-          threadId: task.childThreadId,
-          action: "respond",
-          requestId: request.requestId,
-          decision: "accept",
-        });
-      }
-      if (requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const seen = await approveUntilTaskEnds(lab, approver, task);
     const shell = seen.find((request) => request.approval?.title.includes("from-the-acp-child"));
     expect(shell, JSON.stringify(seen)).toBeDefined();
-    const children = (await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId }))
-      .nativeSubagents!;
+    const children = await nativeChildrenOf(root.client, task.taskId);
     expect(children).toHaveLength(1);
     expect(shell!.nativeSubagent).toEqual({
       nativeId: children[0]!.nativeId,

@@ -15,6 +15,12 @@ import type { NativeSubagentView } from "../../src/services/native-subagents.js"
 import { mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { scriptedInstance } from "../support/test-host.js";
+import {
+  approveUntilTaskEnds,
+  cancelTask,
+  delegateSpawnAgentPair,
+  nativeChildrenOf,
+} from "../support/native-subagent-tasks.js";
 import { until } from "../support/until.js";
 
 // Issue 40's "done when", through the host: a scripted hub delegates to a real harness (Claude
@@ -26,8 +32,6 @@ import { until } from "../support/until.js";
 const CLAUDE_PLUGIN = fileURLToPath(new URL("../../../plugins/claude", import.meta.url));
 const OPENCODE_PLUGIN = fileURLToPath(new URL("../../../plugins/opencode", import.meta.url));
 const CODEX_PLUGIN = fileURLToPath(new URL("../../../plugins/codex", import.meta.url));
-
-type StatusResult = DelegateTaskResult & { nativeSubagents?: NativeSubagentView[] };
 
 describe("native sub-agents of real harnesses under a delegated task: shown, then stopped with the tree", () => {
   let server: ScriptedModelServer;
@@ -75,20 +79,10 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
   // carry their own thread ids. The parent turn is held so the held child is still its own.
   it("codex: its spawn_agent children show under the task with status and no usage of their own, and task_cancel ends the running one", async () => {
     const root = await lab.liveAgent({ instance: "hub" });
-    const quick = "sub task @@reply sub answer 7";
-    const slow = "long sub task @@hold codex-native-held @@reply never reached";
-    const task = await mustCall<DelegateTaskResult>(root.client, "delegate_task", {
-      task:
-        `spawn @@tool spawn_agent ${JSON.stringify({ message: quick })} @@then ` +
-        `@@tool spawn_agent ${JSON.stringify({ message: slow })} @@then @@hold codex-parent-held @@reply main is done`,
-      title: "codex with native children",
-      mode: "async",
-      target: { providerInstanceId: "codex" },
-      runtimeMode: "full-access",
+    const { task, quick, slow, holds } = await delegateSpawnAgentPair(root.client, server, {
+      instance: "codex",
+      holdPrefix: "codex",
     });
-    await server.waitForHold("codex-native-held", 180_000);
-    await server.waitForHold("codex-parent-held", 180_000);
-    const status = async () => await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId });
     await until(
       "the first child to finish",
       () =>
@@ -97,7 +91,7 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
           .filter((item) => item.status === "completed").length === 1,
       { attempts: 600, intervalMs: 100 },
     );
-    const during = (await status()).nativeSubagents!;
+    const during = await nativeChildrenOf(root.client, task.taskId);
     expect(during.map((child) => [child.task, child.status])).toEqual([
       [quick, "completed"],
       [slow, "running"],
@@ -111,23 +105,14 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
     });
     expect(during[0]!.nativeThreadId).toBe(during[0]!.nativeId);
 
-    await mustCall(root.client, "task_cancel", { taskId: task.taskId, reason: "stop the tree" });
-    await until("the task to settle", () => lab.host.store.get("delegatedTask", task.taskId)!.finalizedAt !== null, {
-      attempts: 600,
-      intervalMs: 100,
-    });
-    expect((await status()).nativeSubagents!.map((child) => child.status)).toEqual(["completed", "failed"]);
-    server.release("codex-native-held");
-    server.release("codex-parent-held");
+    await cancelTask(lab, root.client, task.taskId);
+    expect((await nativeChildrenOf(root.client, task.taskId)).map((child) => child.status)).toEqual([
+      "completed",
+      "failed",
+    ]);
+    for (const hold of holds) server.release(hold);
     root.release();
   }, 300_000);
-
-  type PendingRequest = {
-    requestId: string;
-    kind: string;
-    approval: { title: string } | null;
-    nativeSubagent?: { nativeId: string; itemId: string; title: string | null };
-  };
 
   for (const { instance, tool, agentType } of cases) {
     it(`${instance}: an approval its ${tool} tool's child asks reaches the attention inbox naming that child`, async () => {
@@ -145,30 +130,10 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
         target: { providerInstanceId: instance },
         runtimeMode: "approval-required",
       });
-      // Approve whatever is asked (the spawning call itself may ask first) until the task ends,
-      // keeping what the inbox showed.
-      const seen: PendingRequest[] = [];
-      for (let round = 0; lab.host.store.get("delegatedTask", task.taskId)!.finalizedAt === null; round += 1) {
-        if (round > 1_800) throw new Error(`the task never ended; requests seen: ${JSON.stringify(seen)}`);
-        const { requests } = await mustCall<{ requests: PendingRequest[] }>(approver, "t3_pending_request", {
-          threadId: task.childThreadId,
-          action: "list",
-        });
-        for (const request of requests) {
-          seen.push(request);
-          await mustCall(approver, "t3_pending_request", {
-            threadId: task.childThreadId,
-            action: "respond",
-            requestId: request.requestId,
-            decision: "accept",
-          });
-        }
-        if (requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const seen = await approveUntilTaskEnds(lab, approver, task);
       const shell = seen.find((request) => request.approval?.title.includes(`from-the-${instance}-child`));
       expect(shell, JSON.stringify(seen)).toBeDefined();
-      const children = (await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId }))
-        .nativeSubagents!;
+      const children = await nativeChildrenOf(root.client, task.taskId);
       expect(children).toHaveLength(1);
       expect(shell!.nativeSubagent).toEqual({
         nativeId: children[0]!.nativeId,
@@ -203,13 +168,12 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
       });
       // The second child is running: its model request is held.
       await server.waitForHold(held, 180_000);
-      const status = async () => await mustCall<StatusResult>(root.client, "task_status", { taskId: task.taskId });
       await until(
         "both native children to be recorded",
         () => lab.host.store.count("item", "thread_id = ? AND kind = 'subagent'", [task.childThreadId]) === 2,
         { attempts: 300, intervalMs: 100 },
       );
-      const during = (await status()).nativeSubagents!;
+      const during = await nativeChildrenOf(root.client, task.taskId);
       expect(during.map((child) => [child.title, child.status])).toEqual([
         ["count things", "completed"],
         ["long survey", "running"],
@@ -231,16 +195,8 @@ describe("native sub-agents of real harnesses under a delegated task: shown, the
       expect(read.nativeSubagents?.map((child) => child.itemId)).toEqual(during.map((child) => child.itemId));
 
       // Stopping the tree ends the running native child with its parent's turn.
-      const cancelled = await mustCall<{ cancelled: boolean }>(root.client, "task_cancel", {
-        taskId: task.taskId,
-        reason: "stop the tree",
-      });
-      expect(cancelled.cancelled).toBe(true);
-      await until("the task to settle", () => lab.host.store.get("delegatedTask", task.taskId)!.finalizedAt !== null, {
-        attempts: 600,
-        intervalMs: 100,
-      });
-      const after = (await status()).nativeSubagents!;
+      await cancelTask(lab, root.client, task.taskId);
+      const after = await nativeChildrenOf(root.client, task.taskId);
       expect(after.map((child) => [child.title, child.status])).toEqual([
         ["count things", "completed"],
         ["long survey", "failed"],
