@@ -535,24 +535,7 @@ class ScriptedSession {
         );
         if (native.approve !== undefined) {
           if (!this.capabilities.runtimeRequests.approvals) throw new Error("approve needs runtimeRequests.approvals");
-          const requestId = `approval-${this.nextRequest++}`;
-          const answered = this.openRequest(turn, requestId);
-          this.emit({
-            type: "runtime_request.opened",
-            turnId,
-            requestId,
-            request: {
-              kind: "approval",
-              approvalKind: "command",
-              title: native.approve,
-              options: [
-                { id: "allow", label: "Allow", decision: "accept" },
-                { id: "deny", label: "Deny", decision: "decline" },
-              ],
-            },
-            subagentNativeId: nativeId,
-          });
-          await abortable(answered, signal);
+          await this.askCommandApproval(turn, native.approve, signal, nativeId);
         }
         const status = native.status ?? "completed";
         if (status === "running") return { kind: "continue", result: `sub-agent ${step.title} started` };
@@ -707,23 +690,7 @@ class ScriptedSession {
       }
       case "approve": {
         if (!this.capabilities.runtimeRequests.approvals) throw new Error("@@approve needs runtimeRequests.approvals");
-        const requestId = `approval-${this.nextRequest++}`;
-        const answered = this.openRequest(turn, requestId);
-        this.emit({
-          type: "runtime_request.opened",
-          turnId,
-          requestId,
-          request: {
-            kind: "approval",
-            approvalKind: "command",
-            title: step.command,
-            options: [
-              { id: "allow", label: "Allow", decision: "accept" },
-              { id: "deny", label: "Deny", decision: "decline" },
-            ],
-          },
-        });
-        const response = await abortable(answered, signal);
+        const response = await this.askCommandApproval(turn, step.command, signal);
         const decision = response !== null && response.kind === "approval" ? response.decision : "cancel";
         return {
           kind: "continue",
@@ -734,6 +701,33 @@ class ScriptedSession {
         };
       }
     }
+  }
+
+  /** Asks the user to approve `command` (for a native sub-agent when `subagentNativeId` is given) and waits for the answer. */
+  private async askCommandApproval(
+    turn: ActiveTurn,
+    command: string,
+    signal: AbortSignal,
+    subagentNativeId?: string,
+  ): Promise<RuntimeRequestResponse | null> {
+    const requestId = `approval-${this.nextRequest++}`;
+    const answered = this.openRequest(turn, requestId);
+    this.emit({
+      type: "runtime_request.opened",
+      turnId: turn.input.turnId,
+      requestId,
+      request: {
+        kind: "approval",
+        approvalKind: "command",
+        title: command,
+        options: [
+          { id: "allow", label: "Allow", decision: "accept" },
+          { id: "deny", label: "Deny", decision: "decline" },
+        ],
+      },
+      ...(subagentNativeId !== undefined ? { subagentNativeId } : {}),
+    });
+    return abortable(answered, signal);
   }
 
   private openRequest(turn: ActiveTurn, requestId: string): Promise<RuntimeRequestResponse | null> {
