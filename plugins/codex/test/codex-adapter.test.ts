@@ -451,6 +451,28 @@ describe("codex app-server driver", () => {
     expect(terminalOf(events.events, turn.turnId)).toHaveLength(1);
   });
 
+  it("names the sub-agent an approval came from: a spawned child's request carries its native id", async () => {
+    const { session, events } = await open({ runtimeMode: "approval-required" });
+    const message = "helper task @@shell touch from-the-child.txt @@then @@reply child saw {{output}}";
+    const wait = JSON.stringify({ targets: ["{{output.agent_id}}"], timeout_ms: 120_000 });
+    const turn = turnInput(
+      `spawn @@tool spawn_agent ${JSON.stringify({ message })} @@then @@tool wait_agent ${wait} @@then @@reply main is done`,
+      { runtimeMode: "approval-required" },
+    );
+    await session.startTurn(turn);
+    const child = await events.waitFor("subagent.observed", (event) => event.status === "running");
+    const request = await events.waitFor(
+      "runtime_request.opened",
+      (event) => event.turnId === turn.turnId && event.request.kind === "approval",
+    );
+    expect(request.request).toMatchObject({ approvalKind: "command", title: "touch from-the-child.txt" });
+    expect(request.subagentNativeId).toBe(child.nativeId);
+    await session.respondToRuntimeRequest!(request.requestId, { kind: "approval", decision: "accept" });
+    expect((await events.waitFor("turn.terminal", (event) => event.turnId === turn.turnId)).status).toBe("completed");
+    expect(existsSync(join(home.cwd, "from-the-child.txt"))).toBe(true);
+    // The parent's own approvals name no child (the test above): only the child's did.
+  });
+
   it("fails a turn the model refuses, with Codex's error", async () => {
     const { session, events } = await open();
     const turn = turnInput("@@fail 400 scripted refusal for the test");

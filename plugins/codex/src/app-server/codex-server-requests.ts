@@ -11,6 +11,8 @@ export interface CodexServerRequestDeps {
   readonly requests: RuntimeRequestBook<string | number>;
   /** The running turn a request belongs to (of this thread, or of a sub-agent it spawned), if any. */
   turnForRequest(threadId: string, codexTurnId: string | null): CodexTurn | null;
+  /** Whether `threadId` is one of the session's own sub-agents (its requests name that child). */
+  isSubagentThread(threadId: string): boolean;
   /** Reports a warning once per session. */
   warnOnce(message: string): void;
 }
@@ -83,10 +85,13 @@ export class CodexServerRequests {
     }
     const itemId = (params as { itemId?: unknown }).itemId;
     const fileChange = typeof itemId === "string" ? turn.fileChange(itemId) : undefined;
+    // A spawned sub-agent's thread asks through ours: the request names that child (its native
+    // id is its thread id).
     const { outcome } = this.deps.requests.open(
       turn.hostTurnId,
       approvalRequestOf(method, params, fileChange !== undefined ? { fileChange } : {}),
       rpcId,
+      this.deps.isSubagentThread(threadId) ? { subagentNativeId: threadId } : {},
     );
     const settled = await outcome;
     if (settled.kind === "cancelled" || settled.response.kind !== "approval")

@@ -94,6 +94,7 @@ export class CodexAppServerSession implements StartableSession {
       logger: this.#logger,
       requests: this.#requests,
       turnForRequest: (threadId, codexTurnId) => this.#turnForRequest(threadId, codexTurnId),
+      isSubagentThread: (threadId) => threadId !== this.#threadId && this.#subagents.has(threadId),
       warnOnce: (message) => this.#warnOnce(message),
     });
   }
