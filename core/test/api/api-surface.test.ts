@@ -94,6 +94,10 @@ describe("HTTP API", () => {
         status: 400,
         code: "invalid_request",
       });
+      // An id that holds `sy_` (a derived id is base64url) is no token: its thread stays reachable.
+      expect(await failure(admin.get("/threads/thread:api:Qxsy_Ab3-dEf_9hIjKlMn"))).toMatchObject({
+        status: 404,
+      });
     });
 
     it("holds the same Host and Origin rules as /mcp, answering in the API's failure shape", async () => {

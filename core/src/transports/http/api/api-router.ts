@@ -46,8 +46,12 @@ const ANONYMOUS: Caller = {
   transport: "api",
 };
 
-/** A token-shaped string, or a parameter named like one, in a URL. */
-const TOKEN_IN_URL = /sy_[A-Za-z0-9_-]{8,}/;
+/**
+ * A token-shaped string in a URL: `sy_` and at least 40 more characters of a secret (every secret
+ * Switchyard makes has 43 random ones after its prefix), not inside a longer word. Ids may hold
+ * `sy_` too (a derived id is base64url), and one that did must not make its thread unreachable.
+ */
+const TOKEN_IN_URL = /(?<![A-Za-z0-9])sy_[A-Za-z0-9_-]{40,}/;
 const TOKEN_PARAMETERS = new Set(["access_token", "token", "bearer", "authorization", "api_key", "apikey"]);
 
 function compile(route: ApiRoute): CompiledRoute {
