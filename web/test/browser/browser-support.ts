@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { describe, it } from "vitest";
 import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
+import type { McpLab } from "../../../core/test/support/mcp-lab.js";
 
 /** Debian's Chromium (`apt-get install chromium`), or SWITCHYARD_CHROMIUM. */
 export const CHROMIUM = process.env.SWITCHYARD_CHROMIUM ?? "/usr/bin/chromium";
@@ -169,6 +170,21 @@ export async function signInWithToken(page: Page, serverUrl: string, token: stri
     );
   }, token);
   await page.goto(serverUrl);
+}
+
+/** Chromium with one 1280×900 page, signed in on `lab`'s server as a person holding a read-only client token. */
+export async function openReaderPage(lab: McpLab): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on("pageerror", (error) => console.error("page error:", error));
+  const person = await lab.registry.issueClientTokenAsync({
+    ttlMs: 3_600_000,
+    capabilities: ["orchestration:read"],
+    ceiling: { runtimeMode: "full-access", interactionMode: "default" },
+  });
+  await signInWithToken(page, lab.server.url, person.token);
+  return { browser, page };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { mustCall } from "../../../core/test/support/mcp-client.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
-import { describeInChromium, screenshot, signInWithToken, launchChromium } from "./browser-support.js";
+import { describeInChromium, openReaderPage, screenshot } from "./browser-support.js";
 
 /**
  * Seed 003 in the web UI: a child whose provider hit a quota or capacity limit fails, and its
@@ -18,16 +18,7 @@ describeInChromium("why a child failed, on its parent's page", () => {
 
   beforeAll(async () => {
     lab = await McpLab.start();
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    page.on("pageerror", (error) => console.error("page error:", error));
-    const person = lab.registry.issueClientToken({
-      ttlMs: 3_600_000,
-      capabilities: ["orchestration:read"],
-      ceiling: { runtimeMode: "full-access", interactionMode: "default" },
-    }).token;
-    await signInWithToken(page, lab.server.url, person);
+    ({ browser, page } = await openReaderPage(lab));
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
-import { describeInChromium, launchChromium, screenshot, signInWithToken } from "./browser-support.js";
+import { describeInChromium, openReaderPage, screenshot } from "./browser-support.js";
 
 /**
  * Issue 40 in the web UI: the Agents panel shows a provider-native sub-agent (reported by the
@@ -17,16 +17,7 @@ describeInChromium("native sub-agents in the Agents panel", () => {
 
   beforeAll(async () => {
     lab = await McpLab.start();
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    page.on("pageerror", (error) => console.error("page error:", error));
-    const person = lab.registry.issueClientToken({
-      ttlMs: 3_600_000,
-      capabilities: ["orchestration:read"],
-      ceiling: { runtimeMode: "full-access", interactionMode: "default" },
-    }).token;
-    await signInWithToken(page, lab.server.url, person);
+    ({ browser, page } = await openReaderPage(lab));
   });
 
   afterAll(async () => {
